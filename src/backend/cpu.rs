@@ -1,0 +1,509 @@
+//! The CPU reference backend (f64): the executable spec the GPU backend mirrors.
+//!
+//! The Hessian is never assembled as a sparse matrix. Per Newton iteration each
+//! spring's PSD-projected `d × d` block and each node's diagonal block (mass plus
+//! barrier) are computed once; the CG mat-vec gathers them per node over the
+//! node → springs adjacency, exactly as the WGSL kernels do. Large meshes are
+//! processed in parallel with a deterministic chunking ([`crate::par`]).
+
+use super::{Backend, Diagnostics};
+use crate::energy::add_outer;
+use crate::energy::barrier::{barrier_gradient, barrier_hessian, barrier_value};
+use crate::energy::gravity::{gravity_gradient, gravity_value};
+use crate::energy::inertia::{inertia_hessian, inertia_value};
+use crate::energy::spring::{spring_gradient, spring_hessian, spring_value};
+use crate::integrator;
+use crate::model::Model;
+use crate::newton::{Direction, NewtonSystem};
+use crate::par;
+use crate::pcg::{pcg, LinearOperator, PcgResult, PcgWork};
+use crate::wall::plane_ccd_bound;
+
+/// Largest supported dimension (for stack scratch arrays).
+const MAX_DIM: usize = 3;
+
+/// The CPU backend: state, scratch and the per-iteration Hessian blocks.
+pub struct CpuBackend {
+    model: Model,
+    /// `c h²`, the factor in front of the potentials.
+    h2c: f64,
+    adj_offsets: Vec<u32>,
+    adj_springs: Vec<u32>,
+    x: Vec<f64>,
+    xn: Vec<f64>,
+    x_pred: Vec<f64>,
+    v: Vec<f64>,
+    a: Vec<f64>,
+    p: Vec<f64>,
+    trial: Vec<f64>,
+    rhs: Vec<f64>,
+    spring_grad: Vec<f64>,
+    spring_hess: Vec<f64>,
+    node_hess: Vec<f64>,
+    inv_diag: Vec<f64>,
+    work: PcgWork,
+    current_energy: f64,
+    last_pcg: Option<PcgResult>,
+}
+
+impl CpuBackend {
+    /// Sets up the backend at the model's initial state.
+    pub fn new(model: Model) -> Self {
+        let dim = model.dim;
+        assert!(dim == 2 || dim == 3, "dimension must be 2 or 3");
+        let n = model.num_nodes();
+        let ns = model.springs.len();
+        let (adj_offsets, adj_springs) = model.node_springs();
+        let h = model.solver.dt;
+        let h2c = model.solver.integrator.potential_scale() * h * h;
+        let mut v = model.v0.clone();
+        for (i, f) in model.fixed.iter().enumerate() {
+            if *f {
+                v[i * dim..(i + 1) * dim].iter_mut().for_each(|c| *c = 0.0);
+            }
+        }
+        let mut me = Self {
+            h2c,
+            adj_offsets,
+            adj_springs,
+            x: model.x0.clone(),
+            xn: model.x0.clone(),
+            x_pred: model.x0.clone(),
+            v,
+            a: vec![0.0; n * dim],
+            p: vec![0.0; n * dim],
+            trial: vec![0.0; n * dim],
+            rhs: vec![0.0; n * dim],
+            spring_grad: vec![0.0; ns * dim],
+            spring_hess: vec![0.0; ns * dim * dim],
+            node_hess: vec![0.0; n * dim * dim],
+            inv_diag: vec![0.0; n * dim],
+            work: PcgWork::default(),
+            current_energy: 0.0,
+            last_pcg: None,
+            model,
+        };
+        // Newmark needs a consistent initial acceleration a⁰ = −M⁻¹∇Ψ(x⁰).
+        me.spring_pass(false);
+        let mut acc = vec![0.0; n * dim];
+        let this = &me;
+        par::for_each_piece(&mut acc, dim, |i, out| {
+            if !this.model.fixed[i] {
+                this.potential_gradient(&this.x, i, out);
+                let m = this.model.mass[i];
+                out.iter_mut().for_each(|c| *c = -*c / m);
+            } else {
+                out.iter_mut().for_each(|c| *c = 0.0);
+            }
+        });
+        me.a = acc;
+        me
+    }
+
+    /// The model this backend simulates.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// The result of the last CG solve.
+    pub fn last_pcg(&self) -> Option<PcgResult> {
+        self.last_pcg
+    }
+
+    /// The current search direction p (m), `nodes × dim`.
+    pub fn direction(&self) -> &[f64] {
+        &self.p
+    }
+
+    /// Overwrites the current iterate (m); for tests that probe the energy.
+    pub fn set_positions(&mut self, x: &[f64]) {
+        self.x.copy_from_slice(x);
+    }
+
+    /// Overwrites the predicted positions x̃ (m); for tests that probe the energy.
+    pub fn set_prediction(&mut self, x_pred: &[f64]) {
+        self.x_pred.copy_from_slice(x_pred);
+    }
+
+    /// Incremental potential E(y) (J) with the current prediction.
+    pub fn incremental_potential(&self, y: &[f64]) -> f64 {
+        let m = &self.model;
+        let dim = m.dim;
+        let nodes = par::sum(m.num_nodes(), |i| {
+            let yi = &y[i * dim..(i + 1) * dim];
+            let mut pot = gravity_value(m.mass[i], &m.gravity, yi);
+            for w in &m.walls {
+                pot += barrier_value(&m.barrier, m.contact_area[i], w.distance(yi));
+            }
+            inertia_value(m.mass[i], yi, &self.x_pred[i * dim..(i + 1) * dim]) + self.h2c * pot
+        });
+        nodes + self.h2c * self.spring_energy(y)
+    }
+
+    /// `∇E(x)` (N·s² / s² = kg·m) at the current iterate, with fixed nodes' rows zeroed.
+    pub fn gradient(&mut self) -> Vec<f64> {
+        self.assemble();
+        self.rhs.iter().map(|r| -r).collect()
+    }
+
+    /// `H u` with the PSD-projected Hessian assembled at the current iterate.
+    pub fn hessian_times(&mut self, u: &[f64]) -> Vec<f64> {
+        self.assemble();
+        let mut out = vec![0.0; u.len()];
+        self.operator().apply(u, &mut out);
+        out
+    }
+
+    fn spring_energy(&self, y: &[f64]) -> f64 {
+        let dim = self.model.dim;
+        let springs = &self.model.springs;
+        par::sum(springs.len(), |s| {
+            let sp = &springs[s];
+            let mut d = [0.0; MAX_DIM];
+            diff(y, sp.a, sp.b, dim, &mut d);
+            spring_value(&d[..dim], sp.rest_length_sq, sp.stiffness)
+        })
+    }
+
+    /// Per-spring gradients `∂Ψ/∂x_a` and (optionally) `c h²`-scaled projected blocks.
+    fn spring_pass(&mut self, with_hessian: bool) {
+        let dim = self.model.dim;
+        let springs = &self.model.springs;
+        let x = &self.x;
+        par::for_each_piece(&mut self.spring_grad, dim, |s, out| {
+            let sp = &springs[s];
+            let mut d = [0.0; MAX_DIM];
+            diff(x, sp.a, sp.b, dim, &mut d);
+            spring_gradient(&d[..dim], sp.rest_length_sq, sp.stiffness, out);
+        });
+        if with_hessian {
+            let h2c = self.h2c;
+            par::for_each_piece(&mut self.spring_hess, dim * dim, |s, out| {
+                let sp = &springs[s];
+                let mut d = [0.0; MAX_DIM];
+                diff(x, sp.a, sp.b, dim, &mut d);
+                spring_hessian(&d[..dim], sp.rest_length_sq, sp.stiffness, out);
+                out.iter_mut().for_each(|c| *c *= h2c);
+            });
+        }
+    }
+
+    /// `∇Ψ` of node i (N) at positions y: gravity, barrier, and the gathered spring gradients.
+    /// Needs [`Self::spring_pass`] at the same positions.
+    fn potential_gradient(&self, y: &[f64], i: usize, out: &mut [f64]) {
+        let m = &self.model;
+        let dim = m.dim;
+        let yi = &y[i * dim..(i + 1) * dim];
+        gravity_gradient(m.mass[i], &m.gravity, out);
+        for w in &m.walls {
+            let g = barrier_gradient(&m.barrier, m.contact_area[i], w.distance(yi));
+            for k in 0..dim {
+                out[k] += g * w.normal[k];
+            }
+        }
+        for e in self.adj_offsets[i]..self.adj_offsets[i + 1] {
+            let s = self.adj_springs[e as usize] as usize;
+            let sign = if m.springs[s].a as usize == i {
+                1.0
+            } else {
+                -1.0
+            };
+            for k in 0..dim {
+                out[k] += sign * self.spring_grad[s * dim + k];
+            }
+        }
+    }
+
+    /// Computes `rhs = −∇E`, the spring and node Hessian blocks and the Jacobi
+    /// preconditioner at the current iterate. Fixed nodes get zero rows.
+    fn assemble(&mut self) {
+        self.spring_pass(true);
+        let dim = self.model.dim;
+        let mut rhs = std::mem::take(&mut self.rhs);
+        let mut node_hess = std::mem::take(&mut self.node_hess);
+        {
+            let this = &*self;
+            let m = &this.model;
+            par::for_each_piece(&mut rhs, dim, |i, out| {
+                if m.fixed[i] {
+                    out.iter_mut().for_each(|c| *c = 0.0);
+                    return;
+                }
+                this.potential_gradient(&this.x, i, out);
+                for k in 0..dim {
+                    let inertia = m.mass[i] * (this.x[i * dim + k] - this.x_pred[i * dim + k]);
+                    out[k] = -(inertia + this.h2c * out[k]);
+                }
+            });
+            par::for_each_piece(&mut node_hess, dim * dim, |i, out| {
+                out.iter_mut().for_each(|c| *c = 0.0);
+                let mi = inertia_hessian(m.mass[i]);
+                for k in 0..dim {
+                    out[k * dim + k] = mi;
+                }
+                let xi = &this.x[i * dim..(i + 1) * dim];
+                for w in &m.walls {
+                    let b = barrier_hessian(&m.barrier, m.contact_area[i], w.distance(xi));
+                    if b > 0.0 {
+                        add_outer(out, dim, this.h2c * b, &w.normal, &w.normal);
+                    }
+                }
+            });
+        }
+        self.rhs = rhs;
+        self.node_hess = node_hess;
+        let mut inv_diag = std::mem::take(&mut self.inv_diag);
+        {
+            let this = &*self;
+            par::for_each_piece(&mut inv_diag, dim, |i, out| {
+                if this.model.fixed[i] {
+                    out.iter_mut().for_each(|c| *c = 0.0);
+                    return;
+                }
+                for k in 0..dim {
+                    let mut diag = this.node_hess[i * dim * dim + k * dim + k];
+                    for e in this.adj_offsets[i]..this.adj_offsets[i + 1] {
+                        let s = this.adj_springs[e as usize] as usize;
+                        diag += this.spring_hess[s * dim * dim + k * dim + k];
+                    }
+                    out[k] = if diag > 0.0 { 1.0 / diag } else { 0.0 };
+                }
+            });
+        }
+        self.inv_diag = inv_diag;
+    }
+
+    fn operator(&self) -> NewtonMatrix<'_> {
+        NewtonMatrix {
+            model: &self.model,
+            adj_offsets: &self.adj_offsets,
+            adj_springs: &self.adj_springs,
+            spring_hess: &self.spring_hess,
+            node_hess: &self.node_hess,
+            inv_diag: &self.inv_diag,
+        }
+    }
+}
+
+/// Writes `x_a − x_b` into `out[..dim]`.
+#[inline]
+fn diff(x: &[f64], a: u32, b: u32, dim: usize, out: &mut [f64; MAX_DIM]) {
+    let (a, b) = (a as usize * dim, b as usize * dim);
+    for k in 0..dim {
+        out[k] = x[a + k] - x[b + k];
+    }
+}
+
+/// The projected Newton matrix as a gather-by-node operator (fixed rows are zero).
+struct NewtonMatrix<'a> {
+    model: &'a Model,
+    adj_offsets: &'a [u32],
+    adj_springs: &'a [u32],
+    spring_hess: &'a [f64],
+    node_hess: &'a [f64],
+    inv_diag: &'a [f64],
+}
+
+impl LinearOperator for NewtonMatrix<'_> {
+    fn len(&self) -> usize {
+        self.inv_diag.len()
+    }
+
+    fn apply(&self, u: &[f64], out: &mut [f64]) {
+        let m = self.model;
+        let dim = m.dim;
+        let dd = dim * dim;
+        par::for_each_piece(out, dim, |i, yi| {
+            yi.iter_mut().for_each(|c| *c = 0.0);
+            if m.fixed[i] {
+                return;
+            }
+            let ui = &u[i * dim..(i + 1) * dim];
+            let nh = &self.node_hess[i * dd..(i + 1) * dd];
+            for r in 0..dim {
+                for c in 0..dim {
+                    yi[r] += nh[r * dim + c] * ui[c];
+                }
+            }
+            for e in self.adj_offsets[i]..self.adj_offsets[i + 1] {
+                let s = self.adj_springs[e as usize] as usize;
+                let sp = &m.springs[s];
+                let j = if sp.a as usize == i { sp.b } else { sp.a } as usize;
+                let uj = &u[j * dim..(j + 1) * dim];
+                let bh = &self.spring_hess[s * dd..(s + 1) * dd];
+                for r in 0..dim {
+                    for c in 0..dim {
+                        yi[r] += bh[r * dim + c] * (ui[c] - uj[c]);
+                    }
+                }
+            }
+        });
+    }
+
+    fn precondition(&self, r: &[f64], z: &mut [f64]) {
+        let inv = self.inv_diag;
+        par::for_each_piece(z, 1, |i, zi| zi[0] = inv[i] * r[i]);
+    }
+}
+
+impl NewtonSystem for CpuBackend {
+    fn energy(&mut self) -> f64 {
+        self.current_energy = self.incremental_potential(&self.x);
+        self.current_energy
+    }
+
+    fn compute_direction(&mut self) -> Direction {
+        self.assemble();
+        let s = &self.model.solver;
+        let (tol, max_iter) = (s.cg_tolerance, s.cg_max_iterations);
+        let mut p = std::mem::take(&mut self.p);
+        let mut work = std::mem::take(&mut self.work);
+        let res = pcg(
+            &self.operator(),
+            &self.rhs,
+            &mut p,
+            tol,
+            max_iter,
+            &mut work,
+        );
+        self.p = p;
+        self.work = work;
+        self.last_pcg = Some(res);
+        let dim = self.model.dim;
+        let norm = par::min(self.model.num_nodes(), |i| {
+            -self.p[i * dim..(i + 1) * dim]
+                .iter()
+                .map(|c| c.abs())
+                .sum::<f64>()
+        });
+        Direction {
+            norm: -norm.min(0.0),
+            cg_iterations: res.iterations,
+            cg_converged: res.converged,
+        }
+    }
+
+    fn ccd_bound(&mut self) -> f64 {
+        let m = &self.model;
+        let dim = m.dim;
+        let (x, p) = (&self.x, &self.p);
+        par::min(m.num_nodes(), |i| {
+            let xi = &x[i * dim..(i + 1) * dim];
+            let pi = &p[i * dim..(i + 1) * dim];
+            m.walls
+                .iter()
+                .map(|w| plane_ccd_bound(&w.normal, w.distance(xi), pi))
+                .fold(1.0, f64::min)
+        })
+        .min(1.0)
+    }
+
+    fn energy_change(&mut self, alpha: f64) -> f64 {
+        let mut trial = std::mem::take(&mut self.trial);
+        let (x, p) = (&self.x, &self.p);
+        par::for_each_piece(&mut trial, 1, |i, t| t[0] = x[i] + alpha * p[i]);
+        let e = self.incremental_potential(&trial);
+        self.trial = trial;
+        e - self.current_energy
+    }
+
+    fn advance(&mut self, alpha: f64) {
+        let p = &self.p;
+        par::for_each_piece(&mut self.x, 1, |i, x| x[0] += alpha * p[i]);
+    }
+}
+
+impl Backend for CpuBackend {
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn device(&self) -> String {
+        format!(
+            "{} ({} threads, f64)",
+            cpu_model_name(),
+            rayon::current_num_threads()
+        )
+    }
+
+    fn begin_step(&mut self) {
+        let s = &self.model.solver;
+        let (integ, h) = (s.integrator, s.dt);
+        self.xn.copy_from_slice(&self.x);
+        let (xn, v, a) = (&self.xn, &self.v, &self.a);
+        par::for_each_piece(&mut self.x_pred, 1, |i, o| {
+            o[0] = integrator::predict(integ, h, xn[i], v[i], a[i])
+        });
+    }
+
+    fn end_step(&mut self) {
+        let s = &self.model.solver;
+        let (integ, h) = (s.integrator, s.dt);
+        for i in 0..self.x.len() {
+            let (v, a) = integrator::update(
+                integ,
+                h,
+                self.xn[i],
+                self.x[i],
+                self.x_pred[i],
+                self.v[i],
+                self.a[i],
+            );
+            self.v[i] = v;
+            self.a[i] = a;
+        }
+    }
+
+    fn positions(&mut self) -> Vec<f64> {
+        self.x.clone()
+    }
+
+    fn velocities(&mut self) -> Vec<f64> {
+        self.v.clone()
+    }
+
+    fn diagnostics(&mut self) -> Diagnostics {
+        let m = &self.model;
+        let dim = m.dim;
+        let (x, v) = (&self.x, &self.v);
+        let node = |i: usize| &x[i * dim..(i + 1) * dim];
+        Diagnostics {
+            kinetic: par::sum(m.num_nodes(), |i| {
+                inertia_value(
+                    m.mass[i],
+                    &v[i * dim..(i + 1) * dim],
+                    &[0.0; MAX_DIM][..dim],
+                )
+            }),
+            gravity: par::sum(m.num_nodes(), |i| {
+                gravity_value(m.mass[i], &m.gravity, node(i))
+            }),
+            elastic: self.spring_energy(x),
+            barrier: par::sum(m.num_nodes(), |i| {
+                m.walls
+                    .iter()
+                    .map(|w| barrier_value(&m.barrier, m.contact_area[i], w.distance(node(i))))
+                    .sum::<f64>()
+            }),
+            min_wall_distance: par::min(m.num_nodes(), |i| {
+                m.walls
+                    .iter()
+                    .map(|w| w.distance(node(i)))
+                    .fold(f64::INFINITY, f64::min)
+            }),
+        }
+    }
+}
+
+/// The CPU's model name from `/proc/cpuinfo`, or a generic word where there is none.
+pub fn cpu_model_name() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|v| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "CPU".to_string())
+}

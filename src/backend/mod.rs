@@ -1,0 +1,40 @@
+//! Backends: who evaluates the energies and solves the Newton systems. Both take
+//! their decisions from the shared driver in [`crate::newton`].
+
+pub mod cpu;
+
+use crate::newton::NewtonSystem;
+use serde::Serialize;
+
+/// Energies and distances of the current state, for per-step statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Diagnostics {
+    /// `½ Σ m |v|²` (J).
+    pub kinetic: f64,
+    /// `−Σ m g·x` (J).
+    pub gravity: f64,
+    /// Spring energy (J).
+    pub elastic: f64,
+    /// Barrier energy, without the h² factor (J).
+    pub barrier: f64,
+    /// Smallest signed distance of any node to any wall (m); `+∞` without walls.
+    pub min_wall_distance: f64,
+}
+
+/// A simulator backend: the Newton system of the current step plus the step bookkeeping.
+pub trait Backend: NewtonSystem {
+    /// Short name: `cpu` or `gpu`.
+    fn name(&self) -> &'static str;
+    /// The device it runs on, in words (adapter name, or CPU model and thread count).
+    fn device(&self) -> String;
+    /// Starts a time step: stores `xⁿ` and the integrator's prediction.
+    fn begin_step(&mut self);
+    /// Ends a time step: velocity (and acceleration) update from the accepted `xⁿ⁺¹`.
+    fn end_step(&mut self);
+    /// Node positions (m), `nodes × dim`.
+    fn positions(&mut self) -> Vec<f64>;
+    /// Node velocities (m/s), `nodes × dim`.
+    fn velocities(&mut self) -> Vec<f64>;
+    /// Energies and wall distance of the current state.
+    fn diagnostics(&mut self) -> Diagnostics;
+}

@@ -1,0 +1,19 @@
+//! springsim: mass-spring meshes through Incremental Potential Contact.
+//!
+//! Implicit time integration as energy minimisation, log-barrier contact that
+//! never lets a node pass a wall, and Newton iterations whose line search is
+//! capped by continuous collision detection. See `DESIGN.md` in the shared
+//! notes and the README for the conventions and the scene format.
+
+pub mod backend;
+pub mod energy;
+pub mod integrator;
+pub mod model;
+pub mod newton;
+pub mod output;
+pub mod par;
+pub mod pcg;
+pub mod run;
+pub mod scene;
+pub mod sim;
+pub mod wall;

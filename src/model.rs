@@ -1,0 +1,133 @@
+//! The discretised system both backends simulate: nodes, springs, walls and the
+//! solver parameters, built from a scene by [`crate::scene`].
+
+use crate::energy::barrier::BarrierParams;
+use crate::wall::PlaneWall;
+use serde::{Deserialize, Serialize};
+
+/// One spring between nodes `a` and `b`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spring {
+    /// First node index.
+    pub a: u32,
+    /// Second node index.
+    pub b: u32,
+    /// Squared rest length l² (m²).
+    pub rest_length_sq: f64,
+    /// Stiffness k (N/m).
+    pub stiffness: f64,
+}
+
+/// Time integrator, as minimisation of an incremental potential (DESIGN.md §1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Integrator {
+    /// Implicit Euler: `E = ½|x − (xⁿ + h vⁿ)|²_M + h² Ψ`.
+    #[default]
+    ImplicitEuler,
+    /// Newmark β = ¼, γ = ½: `E = ½|x − x̂|²_M + (h²/4) Ψ`, `x̂ = xⁿ + h vⁿ + (h²/4) aⁿ`.
+    Newmark,
+}
+
+impl Integrator {
+    /// The factor `c` in front of `h² Ψ` in the incremental potential (1 or ¼).
+    pub fn potential_scale(self) -> f64 {
+        match self {
+            Integrator::ImplicitEuler => 1.0,
+            Integrator::Newmark => 0.25,
+        }
+    }
+}
+
+/// Parameters of the Newton solve of each time step.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SolverParams {
+    /// Time step h (s).
+    pub dt: f64,
+    /// Time integrator.
+    pub integrator: Integrator,
+    /// Newton stops when `max_i Σ_k |p_ik| / h < tolerance` (m/s).
+    pub tolerance: f64,
+    /// Newton iterations allowed per time step before the step is accepted as is.
+    pub max_newton_iterations: u32,
+    /// Relative residual `|r| / |g|` at which CG stops.
+    pub cg_tolerance: f64,
+    /// CG iterations allowed per Newton iteration.
+    pub cg_max_iterations: u32,
+    /// Line-search halvings allowed before the Newton iteration gives up.
+    pub max_line_search_halvings: u32,
+}
+
+/// A node range belonging to one body of the scene (for output and checks).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BodyInfo {
+    /// The body's name from the scene.
+    pub name: String,
+    /// First node index.
+    pub first_node: usize,
+    /// Number of nodes.
+    pub nodes: usize,
+    /// Number of springs.
+    pub springs: usize,
+}
+
+/// Everything a backend needs to simulate a scene.
+#[derive(Clone, Debug)]
+pub struct Model {
+    /// Spatial dimension d (2 or 3).
+    pub dim: usize,
+    /// Initial positions, `nodes × dim` (m).
+    pub x0: Vec<f64>,
+    /// Initial velocities, `nodes × dim` (m/s).
+    pub v0: Vec<f64>,
+    /// Lumped node masses (kg).
+    pub mass: Vec<f64>,
+    /// Barrier weight per node (m in 2D, m² in 3D).
+    pub contact_area: Vec<f64>,
+    /// Whether a node is fixed (Dirichlet): it never moves.
+    pub fixed: Vec<bool>,
+    /// The springs.
+    pub springs: Vec<Spring>,
+    /// Plane walls.
+    pub walls: Vec<PlaneWall>,
+    /// Gravity (m/s²), `dim` components.
+    pub gravity: Vec<f64>,
+    /// Barrier function and its parameters.
+    pub barrier: BarrierParams,
+    /// Newton / CG / integrator parameters.
+    pub solver: SolverParams,
+    /// Bodies and their node ranges.
+    pub bodies: Vec<BodyInfo>,
+}
+
+impl Model {
+    /// Number of nodes.
+    pub fn num_nodes(&self) -> usize {
+        self.mass.len()
+    }
+
+    /// Node → incident springs adjacency in CSR form: `(offsets, entries)`, where the
+    /// entries of node i are `entries[offsets[i]..offsets[i + 1]]`, each a spring
+    /// index. Gathering over it needs no atomics (the GPU layout, too).
+    pub fn node_springs(&self) -> (Vec<u32>, Vec<u32>) {
+        let n = self.num_nodes();
+        let mut counts = vec![0u32; n + 1];
+        for s in &self.springs {
+            counts[s.a as usize + 1] += 1;
+            counts[s.b as usize + 1] += 1;
+        }
+        for i in 0..n {
+            counts[i + 1] += counts[i];
+        }
+        let mut fill = counts.clone();
+        let mut entries = vec![0u32; counts[n] as usize];
+        for (si, s) in self.springs.iter().enumerate() {
+            for node in [s.a, s.b] {
+                let slot = &mut fill[node as usize];
+                entries[*slot as usize] = si as u32;
+                *slot += 1;
+            }
+        }
+        (counts, entries)
+    }
+}

@@ -1,0 +1,212 @@
+//! Run outputs: `steps.csv`, `trajectory.csv`, VTK frames and `summary.json`.
+//! Every writer flushes as it goes, so a run that fails keeps what it wrote.
+
+use crate::model::Model;
+use crate::sim::StepRecord;
+use serde::Serialize;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// An I/O error that names the file.
+pub fn io_error(path: &Path, e: io::Error) -> String {
+    format!("{}: {e}", path.display())
+}
+
+fn create(path: &Path) -> Result<BufWriter<File>, String> {
+    File::create(path)
+        .map(BufWriter::new)
+        .map_err(|e| io_error(path, e))
+}
+
+/// Column names of `steps.csv`, in the order of [`StepRecord`]'s fields.
+pub const STEP_COLUMNS: &[&str] = &[
+    "step",
+    "time",
+    "newton_iterations",
+    "cg_iterations",
+    "line_search_halvings",
+    "alpha_min",
+    "ccd_alpha_min",
+    "residual",
+    "converged",
+    "line_search_failed",
+    "incremental_potential",
+    "kinetic",
+    "gravity",
+    "elastic",
+    "barrier",
+    "total",
+    "min_wall_distance",
+    "wall_ms",
+];
+
+/// Writes one row per step to `steps.csv`.
+pub struct StepsCsv {
+    path: PathBuf,
+    out: BufWriter<File>,
+}
+
+impl StepsCsv {
+    /// Creates the file and writes the header.
+    pub fn create(path: PathBuf) -> Result<Self, String> {
+        let mut out = create(&path)?;
+        writeln!(out, "{}", STEP_COLUMNS.join(",")).map_err(|e| io_error(&path, e))?;
+        Ok(Self { path, out })
+    }
+
+    /// Appends and flushes one row.
+    pub fn write(&mut self, r: &StepRecord) -> Result<(), String> {
+        writeln!(
+            self.out,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4}",
+            r.step,
+            r.time,
+            r.newton_iterations,
+            r.cg_iterations,
+            r.line_search_halvings,
+            r.alpha_min,
+            r.ccd_alpha_min,
+            r.residual,
+            r.converged as u8,
+            r.line_search_failed as u8,
+            r.incremental_potential,
+            r.kinetic,
+            r.gravity,
+            r.elastic,
+            r.barrier,
+            r.total,
+            r.min_wall_distance,
+            r.wall_ms
+        )
+        .and_then(|_| self.out.flush())
+        .map_err(|e| io_error(&self.path, e))
+    }
+}
+
+/// Writes `step,node,x,y[,z]` rows to `trajectory.csv`.
+pub struct TrajectoryCsv {
+    path: PathBuf,
+    out: BufWriter<File>,
+    dim: usize,
+}
+
+impl TrajectoryCsv {
+    /// Creates the file and writes the header for dimension `dim`.
+    pub fn create(path: PathBuf, dim: usize) -> Result<Self, String> {
+        let mut out = create(&path)?;
+        let header = if dim == 2 {
+            "step,node,x,y"
+        } else {
+            "step,node,x,y,z"
+        };
+        writeln!(out, "{header}").map_err(|e| io_error(&path, e))?;
+        Ok(Self { path, out, dim })
+    }
+
+    /// Appends the positions `x` (m) of every node at `step` and flushes.
+    pub fn write(&mut self, step: u64, x: &[f64]) -> Result<(), String> {
+        let r: io::Result<()> = (|| {
+            for (i, p) in x.chunks(self.dim).enumerate() {
+                write!(self.out, "{step},{i}")?;
+                for c in p {
+                    write!(self.out, ",{c}")?;
+                }
+                writeln!(self.out)?;
+            }
+            self.out.flush()
+        })();
+        r.map_err(|e| io_error(&self.path, e))
+    }
+}
+
+/// Writes a legacy-VTK polydata frame (points and springs as lines) that ParaView
+/// opens directly; 2D positions get z = 0.
+pub fn write_vtk_frame(path: &Path, model: &Model, x: &[f64], time: f64) -> Result<(), String> {
+    let r: io::Result<()> = (|| {
+        let mut out = BufWriter::new(File::create(path)?);
+        let dim = model.dim;
+        let n = model.num_nodes();
+        writeln!(
+            out,
+            "# vtk DataFile Version 3.0\nspringsim frame t={time}\nASCII\nDATASET POLYDATA"
+        )?;
+        writeln!(out, "POINTS {n} double")?;
+        for p in x.chunks(dim) {
+            let z = if dim == 3 { p[2] } else { 0.0 };
+            writeln!(out, "{} {} {}", p[0], p[1], z)?;
+        }
+        let ns = model.springs.len();
+        writeln!(out, "LINES {ns} {}", 3 * ns)?;
+        for s in &model.springs {
+            writeln!(out, "2 {} {}", s.a, s.b)?;
+        }
+        out.flush()
+    })();
+    r.map_err(|e| io_error(path, e))
+}
+
+/// The run's `summary.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    /// Scene name.
+    pub scene: String,
+    /// Scene file or `bundled:NAME`.
+    pub source: String,
+    /// `completed`, or `failed` with `error` set.
+    pub status: String,
+    /// Why the run stopped early.
+    pub error: Option<String>,
+    /// Backend name (`cpu`, `gpu`).
+    pub backend: String,
+    /// Device in words.
+    pub device: String,
+    /// Spatial dimension.
+    pub dimension: usize,
+    /// Node count.
+    pub nodes: usize,
+    /// Spring count.
+    pub springs: usize,
+    /// Wall count.
+    pub walls: usize,
+    /// Steps completed.
+    pub steps: u64,
+    /// Time step (s).
+    pub dt: f64,
+    /// Simulated time (s).
+    pub simulated_time: f64,
+    /// Newton iterations over the run.
+    pub newton_iterations: u64,
+    /// CG iterations over the run.
+    pub cg_iterations: u64,
+    /// Line-search halvings over the run.
+    pub line_search_halvings: u64,
+    /// Steps whose Newton solve stopped before its tolerance.
+    pub unconverged_steps: u64,
+    /// Wall-clock time of the stepping (s), without output.
+    pub wall_clock_seconds: f64,
+    /// Wall-clock per step (ms).
+    pub ms_per_step: f64,
+    /// Smallest node–wall distance over the run, initial state included (m).
+    pub min_wall_distance: f64,
+    /// Step at which that smallest distance occurred (0 = initial state).
+    pub min_wall_distance_step: u64,
+    /// First step at which some node was within d̂ of a wall.
+    pub first_contact_step: Option<u64>,
+    /// Centroid of all nodes at the end (m).
+    pub final_centroid: Vec<f64>,
+    /// Per wall, the smallest `n·x` over all nodes at the end (m): the lowest point along its normal.
+    pub final_min_along_normal: Vec<f64>,
+    /// Largest node speed at the end (m/s).
+    pub final_max_speed: f64,
+    /// Kinetic energy at the end (J).
+    pub final_kinetic_energy: f64,
+}
+
+impl Summary {
+    /// Writes the summary as pretty JSON to `path`.
+    pub fn write(&self, path: &Path) -> Result<(), String> {
+        let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
+        std::fs::write(path, text + "\n").map_err(|e| io_error(path, e))
+    }
+}

@@ -1,0 +1,65 @@
+//! Deterministic data-parallel helpers for the CPU backend.
+//!
+//! Work is split into fixed chunks, so sums are added in the same order whatever
+//! the thread count: a run gives bit-identical results on 1 or 64 cores. Small
+//! problems (the seed's 25-node square) stay on the calling thread, where a
+//! thread-pool dispatch would cost more than the work.
+
+use rayon::prelude::*;
+
+/// Items per parallel chunk; below two chunks everything runs serially.
+pub const CHUNK: usize = 2048;
+
+/// Calls `f(i, out_i)` for every `width`-long piece `out_i` of `out`.
+pub fn for_each_piece<F>(out: &mut [f64], width: usize, f: F)
+where
+    F: Fn(usize, &mut [f64]) + Sync + Send,
+{
+    let n = out.len() / width;
+    if n < 2 * CHUNK {
+        out.chunks_mut(width).enumerate().for_each(|(i, o)| f(i, o));
+    } else {
+        out.par_chunks_mut(width * CHUNK)
+            .enumerate()
+            .for_each(|(c, block)| {
+                for (j, o) in block.chunks_mut(width).enumerate() {
+                    f(c * CHUNK + j, o);
+                }
+            });
+    }
+}
+
+/// `Σ_{i<n} f(i)`, summed chunk by chunk in a fixed order.
+pub fn sum<F>(n: usize, f: F) -> f64
+where
+    F: Fn(usize) -> f64 + Sync + Send,
+{
+    if n < 2 * CHUNK {
+        return (0..n).map(f).sum();
+    }
+    let parts: Vec<f64> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| (c * CHUNK..((c + 1) * CHUNK).min(n)).map(&f).sum::<f64>())
+        .collect();
+    parts.iter().sum()
+}
+
+/// `min_{i<n} f(i)` (`+∞` for n = 0).
+pub fn min<F>(n: usize, f: F) -> f64
+where
+    F: Fn(usize) -> f64 + Sync + Send,
+{
+    if n < 2 * CHUNK {
+        return (0..n).map(f).fold(f64::INFINITY, f64::min);
+    }
+    (0..n)
+        .into_par_iter()
+        .with_min_len(CHUNK)
+        .map(f)
+        .reduce(|| f64::INFINITY, f64::min)
+}
+
+/// Dot product `aᵀb` in the fixed chunk order.
+pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+    sum(a.len(), |i| a[i] * b[i])
+}

@@ -1,0 +1,187 @@
+//! A whole run: step a scene on a backend, write the outputs, report progress.
+
+use crate::backend::Backend;
+use crate::output::{write_vtk_frame, StepsCsv, Summary, TrajectoryCsv};
+use crate::scene::Scene;
+use crate::sim::{Simulation, StepRecord};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// What to run and what to write.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Time steps to take.
+    pub steps: u64,
+    /// Output folder (created if missing).
+    pub out_dir: PathBuf,
+    /// Write `trajectory.csv` with every node at every step.
+    pub trajectory: bool,
+    /// Write a VTK frame every this many steps (and the initial state).
+    pub frames: Option<u64>,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+}
+
+/// Runs `scene` on `backend` and writes `steps.csv`, `summary.json` and the chosen
+/// extras into `opts.out_dir`. On a simulation failure the files written so far stay,
+/// the summary says `failed`, and the error is returned.
+pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Result<Summary, String> {
+    let model = &scene.model;
+    let dim = model.dim;
+    std::fs::create_dir_all(&opts.out_dir)
+        .map_err(|e| crate::output::io_error(&opts.out_dir, e))?;
+    let mut steps_csv = StepsCsv::create(opts.out_dir.join("steps.csv"))?;
+    let mut traj = match opts.trajectory {
+        true => Some(TrajectoryCsv::create(
+            opts.out_dir.join("trajectory.csv"),
+            dim,
+        )?),
+        false => None,
+    };
+    let frames_dir = opts.out_dir.join("frames");
+    if opts.frames.is_some() {
+        std::fs::create_dir_all(&frames_dir)
+            .map_err(|e| crate::output::io_error(&frames_dir, e))?;
+    }
+    let write_frame = |step: u64, x: &[f64]| -> Result<(), String> {
+        match opts.frames {
+            Some(k) if step % k == 0 => write_vtk_frame(
+                &frames_dir.join(format!("frame_{step:06}.vtk")),
+                model,
+                x,
+                step as f64 * model.solver.dt,
+            ),
+            _ => Ok(()),
+        }
+    };
+
+    let mut sim = Simulation::new(backend, model.solver.clone());
+    let x0 = sim.backend().positions();
+    if let Some(t) = traj.as_mut() {
+        t.write(0, &x0)?;
+    }
+    write_frame(0, &x0)?;
+    let d0 = sim.backend().diagnostics().min_wall_distance;
+    let mut summary = Summary {
+        scene: scene.name.clone(),
+        source: scene.source.clone(),
+        status: "completed".into(),
+        error: None,
+        backend: sim.backend().name().into(),
+        device: sim.backend().device(),
+        dimension: dim,
+        nodes: model.num_nodes(),
+        springs: model.springs.len(),
+        walls: model.walls.len(),
+        steps: 0,
+        dt: model.solver.dt,
+        simulated_time: 0.0,
+        newton_iterations: 0,
+        cg_iterations: 0,
+        line_search_halvings: 0,
+        unconverged_steps: 0,
+        wall_clock_seconds: 0.0,
+        ms_per_step: 0.0,
+        min_wall_distance: d0,
+        min_wall_distance_step: 0,
+        first_contact_step: None,
+        final_centroid: vec![],
+        final_min_along_normal: vec![],
+        final_max_speed: 0.0,
+        final_kinetic_energy: 0.0,
+    };
+    let bar = opts.progress.then(|| progress_bar(opts.steps));
+    let mut stepping = 0.0;
+    let mut failure = None;
+    for _ in 0..opts.steps {
+        let t0 = Instant::now();
+        let rec = match sim.step() {
+            Ok(r) => r,
+            Err(e) => {
+                failure = Some(format!("step {}: {e}", sim.steps_taken() + 1));
+                break;
+            }
+        };
+        stepping += t0.elapsed().as_secs_f64();
+        accumulate(&mut summary, &rec, model.barrier.dhat);
+        steps_csv.write(&rec)?;
+        if traj.is_some() || opts.frames.is_some_and(|k| rec.step % k == 0) {
+            let x = sim.backend().positions();
+            if let Some(t) = traj.as_mut() {
+                t.write(rec.step, &x)?;
+            }
+            write_frame(rec.step, &x)?;
+        }
+        if let Some(b) = &bar {
+            b.set_message(format!(
+                "{:.2} ms/step, {} Newton its",
+                rec.wall_ms, rec.newton_iterations
+            ));
+            b.inc(1);
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    summary.wall_clock_seconds = stepping;
+    summary.ms_per_step = if summary.steps > 0 {
+        stepping * 1e3 / summary.steps as f64
+    } else {
+        0.0
+    };
+    let x = sim.backend().positions();
+    let v = sim.backend().velocities();
+    let n = model.num_nodes() as f64;
+    summary.final_centroid = (0..dim)
+        .map(|k| x.chunks(dim).map(|p| p[k]).sum::<f64>() / n)
+        .collect();
+    summary.final_min_along_normal = model
+        .walls
+        .iter()
+        .map(|w| {
+            x.chunks(dim)
+                .map(|p| crate::energy::dot(&w.normal, p))
+                .fold(f64::INFINITY, f64::min)
+        })
+        .collect();
+    summary.final_max_speed = v
+        .chunks(dim)
+        .map(|p| crate::energy::dot(p, p).sqrt())
+        .fold(0.0, f64::max);
+    summary.final_kinetic_energy = sim.backend().diagnostics().kinetic;
+    if let Some(e) = &failure {
+        summary.status = "failed".into();
+        summary.error = Some(e.clone());
+    }
+    summary.write(&opts.out_dir.join("summary.json"))?;
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(summary),
+    }
+}
+
+fn accumulate(s: &mut Summary, r: &StepRecord, dhat: f64) {
+    s.steps = r.step;
+    s.simulated_time = r.time;
+    s.newton_iterations += r.newton_iterations as u64;
+    s.cg_iterations += r.cg_iterations;
+    s.line_search_halvings += r.line_search_halvings as u64;
+    s.unconverged_steps += u64::from(!r.converged);
+    if r.min_wall_distance < s.min_wall_distance {
+        s.min_wall_distance = r.min_wall_distance;
+        s.min_wall_distance_step = r.step;
+    }
+    if s.first_contact_step.is_none() && r.min_wall_distance < dhat {
+        s.first_contact_step = Some(r.step);
+    }
+}
+
+fn progress_bar(steps: u64) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(steps);
+    let style = indicatif::ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} steps [{elapsed_precise} < {eta_precise}] {msg}",
+    )
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
+}

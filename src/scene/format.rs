@@ -1,0 +1,140 @@
+//! The TOML scene format as serde structures. Every key is documented in
+//! `scenes/README.md`; unknown keys are errors, never silently ignored.
+
+use crate::energy::barrier::BarrierKind;
+use crate::model::Integrator;
+use serde::Deserialize;
+
+/// A whole scene file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneFile {
+    /// Scene name (defaults to the file stem).
+    pub name: Option<String>,
+    /// One line saying what the scene shows.
+    #[serde(default)]
+    pub description: String,
+    /// Spatial dimension: 2 or 3.
+    pub dimension: u32,
+    /// Time stepping and Newton solver.
+    pub solver: SolverSection,
+    /// Barrier contact parameters.
+    pub contact: ContactSection,
+    /// Default run length.
+    #[serde(default)]
+    pub run: RunSection,
+    /// Walls.
+    #[serde(default)]
+    pub walls: Vec<WallSection>,
+    /// Bodies, each made by a generator.
+    pub bodies: Vec<BodySection>,
+}
+
+/// `[solver]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SolverSection {
+    /// Time step h (s).
+    pub dt: f64,
+    /// `implicit_euler` (default) or `newmark`.
+    #[serde(default)]
+    pub integrator: Integrator,
+    /// Newton stopping tolerance on `max_i Σ_k |p_ik| / h` (m/s); default 1e-2.
+    pub tolerance: Option<f64>,
+    /// Newton iterations per step; default 200.
+    pub max_newton_iterations: Option<u32>,
+    /// CG relative residual tolerance; default 1e-6.
+    pub cg_tolerance: Option<f64>,
+    /// CG iterations per solve; default 10 000.
+    pub cg_max_iterations: Option<u32>,
+    /// Line-search halvings before giving up a Newton iteration; default 60.
+    pub max_line_search_halvings: Option<u32>,
+    /// Gravity (m/s²); default (0, −9.81[, 0]).
+    pub gravity: Option<Vec<f64>>,
+}
+
+/// `[contact]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContactSection {
+    /// Barrier activation distance d̂ (m).
+    pub dhat: f64,
+    /// Barrier stiffness κ.
+    pub kappa: f64,
+    /// `book` (default, seed 003) or `ipc`.
+    pub barrier: Option<BarrierKind>,
+}
+
+/// `[run]`: how long `springsim run` simulates when the command line does not say.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSection {
+    /// Number of time steps.
+    pub steps: Option<u64>,
+    /// Simulated time (s); `steps = ceil(duration / dt)`.
+    pub duration: Option<f64>,
+}
+
+/// Kinds of wall.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WallKind {
+    /// The half-space `n·(x − point) ≥ 0`.
+    Plane,
+}
+
+/// `[[walls]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WallSection {
+    /// Wall kind (`plane`).
+    #[serde(rename = "type")]
+    pub kind: WallKind,
+    /// A point on the plane (m).
+    pub point: Vec<f64>,
+    /// Normal towards the allowed side (normalised on load).
+    pub normal: Vec<f64>,
+}
+
+/// Body generators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Generator {
+    /// 2D grid square/rectangle with the course's springs.
+    Grid,
+    /// 3D lattice box.
+    Lattice,
+    /// 3D cloth sheet in the x–z plane.
+    Cloth,
+}
+
+/// `[[bodies]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BodySection {
+    /// Body name; default `body<i>`.
+    pub name: Option<String>,
+    /// `grid` (2D), `lattice` or `cloth` (3D).
+    pub generator: Generator,
+    /// Extent (m): 2 numbers for grid and cloth, 3 for lattice.
+    pub size: Vec<f64>,
+    /// Cells along each extent (each ≥ 1).
+    pub cells: Vec<u64>,
+    /// Centre (m), `dimension` numbers; default origin.
+    pub center: Option<Vec<f64>>,
+    /// Density: kg/m² for grid and cloth, kg/m³ for lattice. Mass is split evenly over the nodes.
+    pub density: f64,
+    /// Stiffness k of every spring (N/m).
+    pub spring_stiffness: f64,
+    /// Initial velocity (m/s) of every node; default zero.
+    pub velocity: Option<Vec<f64>>,
+    /// Barrier weight per node: `"boundary"` (default: contact surface measure split over
+    /// the surface nodes, applied to every node as in seed 003) or a number (m or m²).
+    pub contact_area: Option<toml::Value>,
+    /// Body-local indices of fixed nodes.
+    #[serde(default)]
+    pub fixed: Vec<i64>,
+    /// Cloth only: add skip-one bending springs.
+    #[serde(default)]
+    pub bending: bool,
+}

@@ -1,0 +1,401 @@
+//! Scenes: TOML files that describe bodies, walls and parameters (documented in
+//! `scenes/README.md`), parsed with every error naming file, field, line and reason,
+//! then turned into a [`Model`].
+
+pub mod error;
+pub mod format;
+pub mod generators;
+
+use crate::energy::barrier::{BarrierKind, BarrierParams};
+use crate::model::{BodyInfo, Model, SolverParams, Spring};
+use crate::wall::PlaneWall;
+pub use error::SceneError;
+use format::{BodySection, Generator, SceneFile};
+use std::path::Path;
+
+/// Scenes shipped inside the binary (also in `scenes/`), by name.
+pub const BUNDLED: &[(&str, &str)] = &[
+    ("square_drop", include_str!("../../scenes/square_drop.toml")),
+    (
+        "lattice_drop",
+        include_str!("../../scenes/lattice_drop.toml"),
+    ),
+    ("cloth_drop", include_str!("../../scenes/cloth_drop.toml")),
+    (
+        "square_drop_newmark",
+        include_str!("../../scenes/square_drop_newmark.toml"),
+    ),
+    ("square_64", include_str!("../../scenes/square_64.toml")),
+];
+
+/// A loaded, validated scene.
+#[derive(Clone, Debug)]
+pub struct Scene {
+    /// Scene name.
+    pub name: String,
+    /// One-line description.
+    pub description: String,
+    /// Where it came from (a path, or `bundled:NAME`).
+    pub source: String,
+    /// The system to simulate.
+    pub model: Model,
+    /// Steps to run when the command line does not say (from `[run]`).
+    pub default_steps: Option<u64>,
+}
+
+/// Loads a scene from a path, or from a bundled scene name when no such file exists.
+pub fn load(arg: &str) -> Result<Scene, SceneError> {
+    let path = Path::new(arg);
+    if path.exists() {
+        let text = std::fs::read_to_string(path).map_err(|e| SceneError {
+            file: arg.to_string(),
+            field: None,
+            line: None,
+            reason: format!("cannot read the file: {e}"),
+        })?;
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scene");
+        return parse(&text, arg, stem);
+    }
+    let name = arg.strip_prefix("scenes/").unwrap_or(arg);
+    let name = name.strip_suffix(".toml").unwrap_or(name);
+    match BUNDLED.iter().find(|(n, _)| *n == name) {
+        Some((n, text)) => parse(text, &format!("bundled:{n}"), n),
+        None => Err(SceneError {
+            file: arg.to_string(),
+            field: None,
+            line: None,
+            reason: format!(
+                "no such file, and no bundled scene of that name (bundled: {})",
+                BUNDLED
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }),
+    }
+}
+
+/// Parses and validates scene `text`; `file` names it in errors, `stem` is the default name.
+pub fn parse(text: &str, file: &str, stem: &str) -> Result<Scene, SceneError> {
+    let de = toml::Deserializer::parse(text).map_err(|e| toml_error(text, file, None, &e))?;
+    let raw: SceneFile = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let field = (path != "." && !path.is_empty()).then_some(path);
+        toml_error(text, file, field, e.inner())
+    })?;
+    Builder { text, file }.build(raw, stem)
+}
+
+fn toml_error(text: &str, file: &str, field: Option<String>, e: &toml::de::Error) -> SceneError {
+    SceneError {
+        file: file.to_string(),
+        field,
+        line: e.span().map(|s| error::line_of_offset(text, s.start)),
+        reason: e.message().trim().to_string(),
+    }
+}
+
+/// Validation context: knows the text to find line numbers of fields in.
+struct Builder<'a> {
+    text: &'a str,
+    file: &'a str,
+}
+
+impl Builder<'_> {
+    /// An error at the field with dotted `path` (array indices as numbers).
+    fn err(&self, path: &str, reason: impl Into<String>) -> SceneError {
+        let segs: Vec<&str> = path.split('.').collect();
+        let display = segs
+            .iter()
+            .map(|s| {
+                if s.parse::<usize>().is_ok() {
+                    format!("[{s}]")
+                } else {
+                    format!(".{s}")
+                }
+            })
+            .collect::<String>();
+        SceneError {
+            file: self.file.to_string(),
+            field: Some(display.trim_start_matches('.').to_string()),
+            line: error::line_of_path(self.text, &segs),
+            reason: reason.into(),
+        }
+    }
+
+    fn positive(&self, path: &str, v: f64) -> Result<f64, SceneError> {
+        if v.is_finite() && v > 0.0 {
+            Ok(v)
+        } else {
+            Err(self.err(path, format!("must be a positive finite number, got {v}")))
+        }
+    }
+
+    fn vector(&self, path: &str, v: &[f64], len: usize) -> Result<Vec<f64>, SceneError> {
+        if v.len() != len {
+            return Err(self.err(path, format!("must have {len} components, got {}", v.len())));
+        }
+        if let Some(c) = v.iter().find(|c| !c.is_finite()) {
+            return Err(self.err(path, format!("must hold finite numbers, got {c}")));
+        }
+        Ok(v.to_vec())
+    }
+
+    fn build(&self, raw: SceneFile, stem: &str) -> Result<Scene, SceneError> {
+        let dim = match raw.dimension {
+            2 | 3 => raw.dimension as usize,
+            d => return Err(self.err("dimension", format!("must be 2 or 3, got {d}"))),
+        };
+        let s = &raw.solver;
+        let dt = self.positive("solver.dt", s.dt)?;
+        let tolerance = self.positive("solver.tolerance", s.tolerance.unwrap_or(1e-2))?;
+        let cg_tolerance = self.positive("solver.cg_tolerance", s.cg_tolerance.unwrap_or(1e-6))?;
+        if cg_tolerance >= 1.0 {
+            return Err(self.err(
+                "solver.cg_tolerance",
+                format!("must be below 1, got {cg_tolerance}"),
+            ));
+        }
+        let count = |path: &str, v: Option<u32>, default: u32| match v.unwrap_or(default) {
+            0 => Err(self.err(path, "must be at least 1")),
+            n => Ok(n),
+        };
+        let solver = SolverParams {
+            dt,
+            integrator: s.integrator,
+            tolerance,
+            max_newton_iterations: count(
+                "solver.max_newton_iterations",
+                s.max_newton_iterations,
+                200,
+            )?,
+            cg_tolerance,
+            cg_max_iterations: count("solver.cg_max_iterations", s.cg_max_iterations, 10_000)?,
+            max_line_search_halvings: count(
+                "solver.max_line_search_halvings",
+                s.max_line_search_halvings,
+                60,
+            )?,
+        };
+        let gravity = match &s.gravity {
+            Some(g) => self.vector("solver.gravity", g, dim)?,
+            None => {
+                let mut g = vec![0.0; dim];
+                g[1] = -9.81;
+                g
+            }
+        };
+        let barrier = BarrierParams {
+            kind: raw.contact.barrier.unwrap_or(BarrierKind::Book),
+            dhat: self.positive("contact.dhat", raw.contact.dhat)?,
+            kappa: self.positive("contact.kappa", raw.contact.kappa)?,
+        };
+        let mut walls = Vec::new();
+        for (i, w) in raw.walls.iter().enumerate() {
+            let point = self.vector(&format!("walls.{i}.point"), &w.point, dim)?;
+            let normal = self.vector(&format!("walls.{i}.normal"), &w.normal, dim)?;
+            walls.push(PlaneWall::new(&point, &normal).ok_or_else(|| {
+                self.err(&format!("walls.{i}.normal"), "must not be the zero vector")
+            })?);
+        }
+        if raw.bodies.is_empty() {
+            return Err(self.err("bodies", "a scene needs at least one body"));
+        }
+        let mut model = Model {
+            dim,
+            x0: vec![],
+            v0: vec![],
+            mass: vec![],
+            contact_area: vec![],
+            fixed: vec![],
+            springs: vec![],
+            walls,
+            gravity,
+            barrier,
+            solver,
+            bodies: vec![],
+        };
+        for (bi, body) in raw.bodies.iter().enumerate() {
+            self.add_body(&mut model, bi, body)?;
+        }
+        if model.num_nodes() > u32::MAX as usize / 4 {
+            return Err(self.err(
+                "bodies",
+                format!(
+                    "{} nodes is more than springsim can index",
+                    model.num_nodes()
+                ),
+            ));
+        }
+        let default_steps = match (raw.run.steps, raw.run.duration) {
+            (Some(_), Some(_)) => {
+                return Err(self.err(
+                    "run.duration",
+                    "give either run.steps or run.duration, not both",
+                ))
+            }
+            (Some(0), None) => return Err(self.err("run.steps", "must be at least 1")),
+            (Some(n), None) => Some(n),
+            (None, Some(t)) => Some((self.positive("run.duration", t)? / dt).ceil() as u64),
+            (None, None) => None,
+        };
+        Ok(Scene {
+            name: raw.name.clone().unwrap_or_else(|| stem.to_string()),
+            description: raw.description.clone(),
+            source: self.file.to_string(),
+            model,
+            default_steps,
+        })
+    }
+
+    fn add_body(&self, model: &mut Model, bi: usize, b: &BodySection) -> Result<(), SceneError> {
+        let dim = model.dim;
+        let p = |f: &str| format!("bodies.{bi}.{f}");
+        let (gen_dim, extents) = match b.generator {
+            Generator::Grid => (2, 2),
+            Generator::Lattice => (3, 3),
+            Generator::Cloth => (3, 2),
+        };
+        if gen_dim != dim {
+            return Err(self.err(
+                &p("generator"),
+                format!(
+                    "{:?} makes {gen_dim}D bodies but the scene has dimension {dim}",
+                    b.generator
+                )
+                .to_lowercase(),
+            ));
+        }
+        let size = self.vector(&p("size"), &b.size, extents)?;
+        for (k, s) in size.iter().enumerate() {
+            self.positive(&format!("{}.{k}", p("size")), *s)?;
+        }
+        if b.cells.len() != extents {
+            return Err(self.err(
+                &p("cells"),
+                format!("must have {extents} components, got {}", b.cells.len()),
+            ));
+        }
+        let mut cells = [0usize; 3];
+        for (k, c) in b.cells.iter().enumerate() {
+            if *c == 0 || *c > 1 << 20 {
+                return Err(self.err(
+                    &format!("{}.{k}", p("cells")),
+                    format!("must be between 1 and 1048576, got {c}"),
+                ));
+            }
+            cells[k] = *c as usize;
+        }
+        let center = match &b.center {
+            Some(c) => self.vector(&p("center"), c, dim)?,
+            None => vec![0.0; dim],
+        };
+        let density = self.positive(&p("density"), b.density)?;
+        let stiffness = self.positive(&p("spring_stiffness"), b.spring_stiffness)?;
+        let velocity = match &b.velocity {
+            Some(v) => self.vector(&p("velocity"), v, dim)?,
+            None => vec![0.0; dim],
+        };
+        let nodes_est: u128 = b.cells.iter().map(|c| *c as u128 + 1).product();
+        if nodes_est > 1 << 28 {
+            return Err(self.err(
+                &p("cells"),
+                format!("{nodes_est} nodes is more than springsim handles (at most 268435456)"),
+            ));
+        }
+        if b.bending && b.generator != Generator::Cloth {
+            return Err(self.err(&p("bending"), "only cloth bodies have bending springs"));
+        }
+        let mesh = match b.generator {
+            Generator::Grid => generators::grid(
+                [size[0], size[1]],
+                [cells[0], cells[1]],
+                [center[0], center[1]],
+            ),
+            Generator::Lattice => generators::lattice(
+                [size[0], size[1], size[2]],
+                [cells[0], cells[1], cells[2]],
+                [center[0], center[1], center[2]],
+            ),
+            Generator::Cloth => generators::cloth(
+                [size[0], size[1]],
+                [cells[0], cells[1]],
+                [center[0], center[1], center[2]],
+                b.bending,
+            ),
+        };
+        let n = mesh.num_nodes();
+        let area = match &b.contact_area {
+            None => mesh.contact_measure / mesh.contact_nodes as f64,
+            Some(toml::Value::String(s)) if s == "boundary" => {
+                mesh.contact_measure / mesh.contact_nodes as f64
+            }
+            Some(v) => match v.as_float().or_else(|| v.as_integer().map(|i| i as f64)) {
+                Some(a) => self.positive(&p("contact_area"), a)?,
+                None => {
+                    return Err(self.err(
+                        &p("contact_area"),
+                        format!("must be \"boundary\" or a positive number, got {v}"),
+                    ))
+                }
+            },
+        };
+        let first = model.num_nodes();
+        let mut fixed = vec![false; n];
+        for (k, &f) in b.fixed.iter().enumerate() {
+            if f < 0 || f as usize >= n {
+                return Err(self.err(
+                    &format!("{}.{k}", p("fixed")),
+                    format!(
+                        "node index {f} is out of range: this body has {n} nodes (0..{})",
+                        n - 1
+                    ),
+                ));
+            }
+            fixed[f as usize] = true;
+        }
+        // No node may start at, behind, or within d̂ of a wall.
+        for (wi, w) in model.walls.iter().enumerate() {
+            for (i, xi) in mesh.x.chunks(dim).enumerate() {
+                let d = w.distance(xi);
+                if d <= model.barrier.dhat {
+                    return Err(self.err(
+                        &p("center"),
+                        format!(
+                            "node {i} starts at distance {d:.6} m from walls[{wi}], which is not beyond contact.dhat = {}; move the body away from the wall",
+                            model.barrier.dhat
+                        ),
+                    ));
+                }
+            }
+        }
+        let node_mass = density * mesh.measure / n as f64;
+        model.x0.extend_from_slice(&mesh.x);
+        for _ in 0..n {
+            model.v0.extend_from_slice(&velocity);
+            model.mass.push(node_mass);
+            model.contact_area.push(area);
+        }
+        model.fixed.extend(fixed);
+        for [a, c] in &mesh.springs {
+            let (ia, ic) = (*a as usize, *c as usize);
+            let l2: f64 = (0..dim)
+                .map(|k| (mesh.x[ia * dim + k] - mesh.x[ic * dim + k]).powi(2))
+                .sum();
+            model.springs.push(Spring {
+                a: a + first as u32,
+                b: c + first as u32,
+                rest_length_sq: l2,
+                stiffness,
+            });
+        }
+        model.bodies.push(BodyInfo {
+            name: b.name.clone().unwrap_or_else(|| format!("body{bi}")),
+            first_node: first,
+            nodes: n,
+            springs: mesh.springs.len(),
+        });
+        Ok(())
+    }
+}
