@@ -21,10 +21,6 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenes/lattice_drop.toml"),
     ),
     ("cloth_drop", include_str!("../../scenes/cloth_drop.toml")),
-    (
-        "square_drop_newmark",
-        include_str!("../../scenes/square_drop_newmark.toml"),
-    ),
     ("square_64", include_str!("../../scenes/square_64.toml")),
 ];
 
