@@ -59,7 +59,7 @@ impl StepsCsv {
     pub fn write(&mut self, r: &StepRecord) -> Result<(), String> {
         writeln!(
             self.out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4}",
+            "{},{:?},{},{},{},{:?},{:?},{:?},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:.4}",
             r.step,
             r.time,
             r.newton_iterations,
@@ -110,7 +110,7 @@ impl TrajectoryCsv {
             for (i, p) in x.chunks(self.dim).enumerate() {
                 write!(self.out, "{step},{i}")?;
                 for c in p {
-                    write!(self.out, ",{c}")?;
+                    write!(self.out, ",{c:?}")?;
                 }
                 writeln!(self.out)?;
             }

@@ -68,7 +68,7 @@ pub fn pcg<A: LinearOperator + ?Sized>(
     for it in 0..max_iter {
         op.apply(&work.d, &mut work.q);
         let dq = par::dot(&work.d, &work.q);
-        if !(dq > 0.0) {
+        if dq.is_nan() || dq <= 0.0 {
             // Direction of zero curvature: nothing more to gain along it.
             return PcgResult {
                 iterations: it + 1,

@@ -45,7 +45,7 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
     }
     let write_frame = |step: u64, x: &[f64]| -> Result<(), String> {
         match opts.frames {
-            Some(k) if step % k == 0 => write_vtk_frame(
+            Some(k) if step.is_multiple_of(k) => write_vtk_frame(
                 &frames_dir.join(format!("frame_{step:06}.vtk")),
                 model,
                 x,
@@ -105,7 +105,7 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
         stepping += t0.elapsed().as_secs_f64();
         accumulate(&mut summary, &rec, model.barrier.dhat);
         steps_csv.write(&rec)?;
-        if traj.is_some() || opts.frames.is_some_and(|k| rec.step % k == 0) {
+        if traj.is_some() || opts.frames.is_some_and(|k| rec.step.is_multiple_of(k)) {
             let x = sim.backend().positions();
             if let Some(t) = traj.as_mut() {
                 t.write(rec.step, &x)?;

@@ -6,6 +6,9 @@
 //! node → springs adjacency, exactly as the WGSL kernels do. Large meshes are
 //! processed in parallel with a deterministic chunking ([`crate::par`]).
 
+// Index loops over the d components mirror the WGSL kernels line for line.
+#![allow(clippy::needless_range_loop)]
+
 use super::{Backend, Diagnostics};
 use crate::energy::add_outer;
 use crate::energy::barrier::{barrier_gradient, barrier_hessian, barrier_value};

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The project's test command (README): formatting, lints, then every test, GPU tests
+# included. Works on a fresh machine with only the Rust toolchain and the package
+# registries: without a Vulkan driver it installs Mesa's lavapipe (a software Vulkan
+# device), so every WGSL kernel runs here too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+have_vulkan_icd() {
+    compgen -G "/usr/share/vulkan/icd.d/*.json" >/dev/null ||
+        compgen -G "/etc/vulkan/icd.d/*.json" >/dev/null
+}
+if ! have_vulkan_icd && command -v apt-get >/dev/null; then
+    echo "scripts/test.sh: no Vulkan driver found; installing mesa-vulkan-drivers (lavapipe)" >&2
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq mesa-vulkan-drivers libvulkan1 >/dev/null
+fi
+
+# Vulkan loaders print a warning per instance without a valid runtime dir.
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
+chmod 700 "$XDG_RUNTIME_DIR" 2>/dev/null || true
+
+cargo fmt --all -- --check
+cargo clippy --all-targets --locked -- -D warnings
+cargo test --locked --all-targets
