@@ -7,6 +7,7 @@
 
 pub mod backend;
 pub mod energy;
+pub mod gpu;
 pub mod integrator;
 pub mod model;
 pub mod newton;

@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use springsim::backend::cpu::CpuBackend;
+use springsim::backend::gpu::GpuBackend;
 use springsim::backend::Backend;
 use springsim::run::{run, RunOptions};
 use springsim::scene;
@@ -63,6 +64,38 @@ enum Command {
     },
     /// List the bundled scenes, one line each.
     Scenes,
+    /// List the GPU adapters wgpu sees (name, backend API, device type, driver).
+    Devices,
+}
+
+/// Opens the chosen backend. `auto` takes a hardware GPU when there is one and
+/// otherwise the CPU backend, saying why on stderr (software adapters such as
+/// lavapipe are slower than the CPU backend, so `auto` skips them).
+fn make_backend(
+    choice: BackendChoice,
+    scene: &scene::Scene,
+    quiet: bool,
+) -> Result<Box<dyn Backend>, String> {
+    match choice {
+        BackendChoice::Cpu => Ok(Box::new(CpuBackend::new(scene.model.clone()))),
+        BackendChoice::Gpu => GpuBackend::new(scene.model.clone())
+            .map(|b| Box::new(b) as Box<dyn Backend>)
+            .map_err(|e| format!("--backend gpu: {e}")),
+        BackendChoice::Auto => {
+            let why = match GpuBackend::new(scene.model.clone()) {
+                Ok(g) if !g.is_software() => return Ok(Box::new(g)),
+                Ok(g) => format!(
+                    "the only GPU adapter is a software one ({}); use --backend gpu to run on it anyway",
+                    g.adapter()
+                ),
+                Err(e) => e,
+            };
+            if !quiet {
+                eprintln!("note: running on the CPU backend: {why}");
+            }
+            Ok(Box::new(CpuBackend::new(scene.model.clone())))
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -80,6 +113,18 @@ fn main() -> ExitCode {
                     ),
                     Err(e) => println!("{name:<22} (invalid: {e})"),
                 }
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Devices => {
+            let adapters = springsim::gpu::context::list_adapters();
+            if adapters.is_empty() {
+                println!(
+                    "no GPU adapters found (install a Vulkan driver, e.g. mesa-vulkan-drivers)"
+                );
+            }
+            for a in adapters {
+                println!("{a}");
             }
             ExitCode::SUCCESS
         }
@@ -125,16 +170,10 @@ fn main() -> ExitCode {
                 }
                 (None, None) => scene.default_steps.unwrap_or(100),
             };
-            let backend: Box<dyn Backend> = match backend {
-                BackendChoice::Cpu => Box::new(CpuBackend::new(scene.model.clone())),
-                BackendChoice::Auto => {
-                    if !quiet {
-                        eprintln!("note: this build has no GPU backend yet; running on the CPU reference backend");
-                    }
-                    Box::new(CpuBackend::new(scene.model.clone()))
-                }
-                BackendChoice::Gpu => {
-                    eprintln!("error: --backend gpu: this build has no GPU backend yet; use --backend cpu");
+            let backend = match make_backend(backend, &scene, quiet) {
+                Ok(b) => b,
+                Err(e) => {
+                    eprintln!("error: {e}");
                     return ExitCode::from(2);
                 }
             };

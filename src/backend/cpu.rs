@@ -108,6 +108,12 @@ impl CpuBackend {
         &self.model
     }
 
+    /// Accelerations (m/s²), `nodes × dim`: `a⁰ = −M⁻¹∇Ψ(x⁰)` at the start, then
+    /// Newmark's `aⁿ` (unused by implicit Euler).
+    pub fn accelerations(&self) -> &[f64] {
+        &self.a
+    }
+
     /// The result of the last CG solve.
     pub fn last_pcg(&self) -> Option<PcgResult> {
         self.last_pcg

@@ -2,6 +2,7 @@
 //! their decisions from the shared driver in [`crate::newton`].
 
 pub mod cpu;
+pub mod gpu;
 
 use crate::newton::NewtonSystem;
 use serde::Serialize;

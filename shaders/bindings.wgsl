@@ -1,0 +1,28 @@
+// Every GPU buffer of a scene, with one fixed binding number each (group 0).
+// Kernels import this file; the host reflects which bindings each entry point uses
+// (src/gpu/pipelines.rs) and builds its layout and bind group from that, so a
+// binding is declared exactly once. Vectors are flat arrays of n × dim reals.
+// #import common.wgsl
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read_write> nodes: array<NodeInfo>;
+@group(0) @binding(2) var<storage, read_write> springs: array<Spring>;
+// node → springs adjacency: entries [adjacency[i], adjacency[i + 1]) are spring indices
+@group(0) @binding(3) var<storage, read_write> adjacency: array<u32>;
+@group(0) @binding(4) var<storage, read_write> x: array<real>;
+@group(0) @binding(5) var<storage, read_write> xn: array<real>;
+@group(0) @binding(6) var<storage, read_write> x_pred: array<real>;
+@group(0) @binding(7) var<storage, read_write> v: array<real>;
+@group(0) @binding(8) var<storage, read_write> acc: array<real>;
+// Newton direction (the CG solution)
+@group(0) @binding(9) var<storage, read_write> p: array<real>;
+// CG residual, starts as −∇E
+@group(0) @binding(10) var<storage, read_write> r: array<real>;
+@group(0) @binding(11) var<storage, read_write> z: array<real>;
+// CG search direction
+@group(0) @binding(12) var<storage, read_write> d: array<real>;
+@group(0) @binding(13) var<storage, read_write> q: array<real>;
+@group(0) @binding(14) var<storage, read_write> inv_diag: array<real>;
+@group(0) @binding(15) var<storage, read_write> partials: array<Lanes>;
+@group(0) @binding(16) var<storage, read_write> cg: CgState;
+@group(0) @binding(17) var<storage, read_write> results: array<Lanes>;

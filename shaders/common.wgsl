@@ -1,0 +1,102 @@
+// Scalars, constants and the GPU-side layouts shared by every kernel.
+// The Rust twins of these structs live in src/gpu/layout.rs; a test checks that the
+// sizes and offsets agree.
+
+// Every real number on the GPU; an f64 build would change this one line.
+alias real = f32;
+
+// Threads per workgroup of every kernel.
+const WG: u32 = 256u;
+// Stand-in for +infinity (WGSL has no infinity literal).
+const BIG: real = 3.0e38;
+// Largest number of plane walls a scene may have on the GPU.
+const MAX_WALLS: u32 = 16u;
+// Fraction of the distance to a wall that one line-search step may cover (seed 003).
+const CCD_SAFETY: real = 0.9;
+const BARRIER_BOOK: u32 = 0u;
+const BARRIER_IPC: u32 = 1u;
+const INTEGRATOR_EULER: u32 = 0u;
+const INTEGRATOR_NEWMARK: u32 = 1u;
+
+// Scene and solver parameters (uniform, written once per scene).
+struct Params {
+    n_nodes: u32,
+    n_springs: u32,
+    n_walls: u32,
+    dim: u32,
+    // c h²: the factor in front of every potential in the incremental potential.
+    h2c: real,
+    dhat: real,
+    kappa: real,
+    barrier_kind: u32,
+    dt: real,
+    integrator: u32,
+    // (relative CG tolerance)²
+    cg_tol_sq: real,
+    cg_max_iterations: u32,
+    // workgroups of a per-node dispatch and of a per-element (max(nodes, springs)) one
+    node_partials: u32,
+    element_partials: u32,
+    _pad0: u32,
+    _pad1: u32,
+    gravity: vec4<real>,
+    // wall w: normal at 2w (unit, xyz), a point on it at 2w + 1
+    walls: array<vec4<real>, 32>,
+}
+
+// Per-node constants.
+struct NodeInfo {
+    mass: real,
+    area: real,
+    fixed: u32,
+    _pad: u32,
+}
+
+// One spring: end nodes, squared rest length (m²), stiffness (N/m).
+struct Spring {
+    a: u32,
+    b: u32,
+    rest_length_sq: real,
+    stiffness: real,
+}
+
+// The CG scalars and flags, living on the GPU between kernels.
+struct CgState {
+    rz: real,
+    bb: real,
+    rr: real,
+    alpha: real,
+    beta: real,
+    dq: real,
+    // step fraction of the line search / advance, written by the host
+    ls_alpha: real,
+    iterations: u32,
+    done: u32,
+    converged: u32,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+// Reduction lanes: s = four sums; e = (sum, sum, min, max).
+struct Lanes {
+    s: vec4<real>,
+    e: vec4<real>,
+}
+
+fn lanes_zero() -> Lanes {
+    return Lanes(vec4<real>(0.0), vec4<real>(0.0, 0.0, BIG, -BIG));
+}
+
+fn lanes_combine(a: Lanes, b: Lanes) -> Lanes {
+    return Lanes(a.s + b.s, vec4<real>(a.e.xy + b.e.xy, min(a.e.z, b.e.z), max(a.e.w, b.e.w)));
+}
+
+// Linear workgroup index of a (possibly two-dimensional) dispatch.
+fn group_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return wid.y * nwg.x + wid.x;
+}
+
+// Linear thread index of a (possibly two-dimensional) dispatch.
+fn thread_index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
+    return group_index(wid, nwg) * WG + lid;
+}

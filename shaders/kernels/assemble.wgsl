@@ -1,0 +1,37 @@
+// Per node: r = −∇E (inertia, gravity, barrier of every wall, springs gathered over
+// the node → springs adjacency) and the Jacobi preconditioner 1/diag(H). Fixed
+// nodes get zero rows. Twin of CpuBackend::assemble.
+// #import state.wgsl
+// #import energy/spring.wgsl
+// #import energy/barrier.wgsl
+// #import wall.wgsl
+
+@compute @workgroup_size(256)
+fn assemble(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = thread_index(wid, nwg, lid);
+    if (i >= P.n_nodes) { return; }
+    let info = nodes[i];
+    if (info.fixed != 0u) {
+        store_r(i, vec3<real>(0.0));
+        store_inv_diag(i, vec3<real>(0.0));
+        return;
+    }
+    let xi = load_x(i);
+    var grad = -info.mass * P.gravity.xyz;
+    var diag = vec3<real>(0.0);
+    for (var w = 0u; w < P.n_walls; w++) {
+        let n = wall_normal(w);
+        let dist = plane_distance(n, wall_origin(w), xi);
+        grad += barrier_gradient(P.barrier_kind, P.kappa, P.dhat, info.area, dist) * n;
+        diag += barrier_hessian(P.barrier_kind, P.kappa, P.dhat, info.area, dist) * n * n;
+    }
+    for (var e = adjacency[i]; e < adjacency[i + 1u]; e++) {
+        let s = springs[adjacency[e]];
+        let dv = xi - load_x(spring_other(s, i));
+        grad += spring_gradient(dv, s.rest_length_sq, s.stiffness);
+        diag += spring_hessian_diagonal(dv, spring_hessian(dv, s.rest_length_sq, s.stiffness));
+    }
+    store_r(i, -(info.mass * (xi - load_x_pred(i)) + P.h2c * grad));
+    let h = vec3<real>(info.mass) + P.h2c * diag;
+    store_inv_diag(i, vec3<real>(1.0) / h);
+}

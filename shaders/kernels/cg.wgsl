@@ -1,0 +1,109 @@
+// Jacobi-preconditioned CG on the GPU, from p = 0, with its scalars in `cg`
+// (no host round trip inside an iteration). One iteration is
+// newton_matvec → cg_alpha → cg_update → cg_beta → cg_direction. Once `cg.done`
+// is set, α = 0 and every further iteration leaves p unchanged, so the host may
+// submit iterations in batches and read `cg` only between batches.
+// Twin of src/pcg.rs.
+// #import state.wgsl
+
+// p = 0, z = M⁻¹ r, d = z; partial sums of r·z and r·r.
+@compute @workgroup_size(256)
+fn cg_start(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = thread_index(wid, nwg, lid);
+    var mine = lanes_zero();
+    if (i < P.n_nodes) {
+        let ri = load_r(i);
+        let zi = load_inv_diag(i) * ri;
+        store_p(i, vec3<real>(0.0));
+        store_z(i, zi);
+        store_d(i, zi);
+        mine.s.x = dot(ri, zi);
+        mine.s.y = dot(ri, ri);
+    }
+    let total = workgroup_reduce(lid, mine);
+    if (lid == 0u) { partials[group_index(wid, nwg)] = total; }
+}
+
+@compute @workgroup_size(256)
+fn cg_start_scalars(@builtin(local_invocation_index) lid: u32) {
+    let t = reduce_partials(lid, P.node_partials);
+    if (lid == 0u) {
+        cg.rz = t.s.x;
+        cg.bb = t.s.y;
+        cg.rr = t.s.y;
+        cg.alpha = 0.0;
+        cg.beta = 0.0;
+        cg.dq = 0.0;
+        cg.iterations = 0u;
+        cg.done = select(0u, 1u, t.s.y <= 0.0);
+        cg.converged = cg.done;
+    }
+}
+
+// α = rᵀz / dᵀq; a direction without positive curvature ends the solve.
+@compute @workgroup_size(256)
+fn cg_alpha(@builtin(local_invocation_index) lid: u32) {
+    let t = reduce_partials(lid, P.node_partials);
+    if (lid == 0u) {
+        cg.alpha = 0.0;
+        if (cg.done == 0u) {
+            cg.dq = t.s.x;
+            if (t.s.x > 0.0) {
+                cg.alpha = cg.rz / t.s.x;
+            } else {
+                cg.done = 1u;
+                cg.iterations += 1u;
+                cg.converged = select(0u, 1u, cg.rr <= P.cg_tol_sq * cg.bb);
+            }
+        }
+    }
+}
+
+// p += α d, r −= α q, z = M⁻¹ r; partial sums of r·z and r·r.
+@compute @workgroup_size(256)
+fn cg_update(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = thread_index(wid, nwg, lid);
+    var mine = lanes_zero();
+    if (i < P.n_nodes) {
+        let a = cg.alpha;
+        store_p(i, load_p(i) + a * load_d(i));
+        let ri = load_r(i) - a * load_q(i);
+        store_r(i, ri);
+        let zi = load_inv_diag(i) * ri;
+        store_z(i, zi);
+        mine.s.x = dot(ri, zi);
+        mine.s.y = dot(ri, ri);
+    }
+    let total = workgroup_reduce(lid, mine);
+    if (lid == 0u) { partials[group_index(wid, nwg)] = total; }
+}
+
+// Convergence test |r| ≤ tol |b| and β = rᵀz_new / rᵀz.
+@compute @workgroup_size(256)
+fn cg_beta(@builtin(local_invocation_index) lid: u32) {
+    let t = reduce_partials(lid, P.node_partials);
+    if (lid == 0u) {
+        if (cg.done == 0u) {
+            cg.iterations += 1u;
+            cg.rr = t.s.y;
+            if (t.s.y <= P.cg_tol_sq * cg.bb) {
+                cg.done = 1u;
+                cg.converged = 1u;
+            } else if (cg.iterations >= P.cg_max_iterations) {
+                cg.done = 1u;
+                cg.converged = 0u;
+            } else {
+                cg.beta = t.s.x / cg.rz;
+                cg.rz = t.s.x;
+            }
+        }
+    }
+}
+
+// d = z + β d.
+@compute @workgroup_size(256)
+fn cg_direction(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = thread_index(wid, nwg, lid);
+    if (i >= P.n_nodes || cg.done != 0u) { return; }
+    store_d(i, load_z(i) + cg.beta * load_d(i));
+}

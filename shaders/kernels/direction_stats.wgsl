@@ -1,0 +1,24 @@
+// Per node, for the Newton driver: the stopping measure Σ_k |p_ik| (max lane) and
+// the CCD step bound over every wall (min lane), as workgroup partials.
+// #import state.wgsl
+// #import wall.wgsl
+
+@compute @workgroup_size(256)
+fn direction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = thread_index(wid, nwg, lid);
+    var mine = lanes_zero();
+    if (i < P.n_nodes) {
+        let pi = load_p(i);
+        let xi = load_x(i);
+        var bound: real = 1.0;
+        for (var w = 0u; w < P.n_walls; w++) {
+            let n = wall_normal(w);
+            bound = min(bound, plane_ccd_bound(n, plane_distance(n, wall_origin(w), xi), pi));
+        }
+        let a = abs(pi);
+        mine.e.z = bound;
+        mine.e.w = a.x + a.y + a.z;
+    }
+    let total = workgroup_reduce(lid, mine);
+    if (lid == 0u) { partials[group_index(wid, nwg)] = total; }
+}

@@ -1,0 +1,740 @@
+//! The GPU backend (f32 WGSL through wgpu): the same algorithm as the CPU reference,
+//! with its state on the device and the Newton driver of [`crate::newton`] taking the
+//! decisions. PCG runs entirely on the GPU in batches of iterations; the host reads
+//! only what a decision needs (the CG flags and, in the same readback, the Newton
+//! stopping measure and CCD bound; the energy change of each line-search trial).
+
+use super::{Backend, Diagnostics};
+use crate::backend::cpu::CpuBackend;
+use crate::energy::barrier::BarrierKind;
+use crate::gpu::context::{describe, GpuContext, Needs};
+use crate::gpu::layout::{
+    CgState, GpuSpring, Lanes, NodeInfo, Params, LS_ALPHA_OFFSET, MAX_WALLS, WORKGROUP,
+};
+use crate::gpu::pipelines::Pipelines;
+use crate::model::{Integrator, Model};
+use crate::newton::{Direction, NewtonSystem};
+use std::collections::HashMap;
+use wgpu::util::DeviceExt;
+
+/// Binding numbers of `shaders/bindings.wgsl` (all listed, some only used by name).
+#[allow(dead_code)]
+mod bind {
+    pub const PARAMS: usize = 0;
+    pub const NODES: usize = 1;
+    pub const SPRINGS: usize = 2;
+    pub const ADJACENCY: usize = 3;
+    pub const X: usize = 4;
+    pub const XN: usize = 5;
+    pub const X_PRED: usize = 6;
+    pub const V: usize = 7;
+    pub const ACC: usize = 8;
+    pub const P: usize = 9;
+    pub const R: usize = 10;
+    pub const Z: usize = 11;
+    pub const D: usize = 12;
+    pub const Q: usize = 13;
+    pub const INV_DIAG: usize = 14;
+    pub const PARTIALS: usize = 15;
+    pub const CG: usize = 16;
+    pub const RESULTS: usize = 17;
+    pub const COUNT: usize = 18;
+    pub const NAMES: [&str; COUNT] = [
+        "params",
+        "nodes",
+        "springs",
+        "adjacency",
+        "x",
+        "xn",
+        "x_pred",
+        "v",
+        "acc",
+        "p",
+        "r",
+        "z",
+        "d",
+        "q",
+        "inv_diag",
+        "partials",
+        "cg",
+        "results",
+    ];
+}
+
+/// How many workgroups a dispatch covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Span {
+    /// One thread per node.
+    Nodes,
+    /// One thread per element: max(nodes, springs).
+    Elements,
+    /// A single workgroup.
+    Single,
+}
+
+/// Options of the GPU backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GpuOptions {
+    /// Largest workgroup count along x of one dispatch; beyond it the dispatch uses a
+    /// second dimension. wgpu's limit is 65535; tests lower it to exercise the 2D path.
+    pub max_groups_x: u32,
+}
+
+impl Default for GpuOptions {
+    fn default() -> Self {
+        Self {
+            max_groups_x: 65535,
+        }
+    }
+}
+
+/// Counts of host–device interactions, for the closing figures and profiling.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GpuCounters {
+    /// Queue submissions.
+    pub submissions: u64,
+    /// Blocking host reads (each a full sync).
+    pub readbacks: u64,
+    /// CG iterations submitted (including those after convergence within a batch).
+    pub cg_iterations_submitted: u64,
+}
+
+/// The wgpu backend.
+pub struct GpuBackend {
+    model: Model,
+    ctx: GpuContext,
+    pipes: Pipelines,
+    buffers: Vec<wgpu::Buffer>,
+    groups: HashMap<&'static str, wgpu::BindGroup>,
+    staging: wgpu::Buffer,
+    vec_staging: wgpu::Buffer,
+    node_dispatch: (u32, u32),
+    element_dispatch: (u32, u32),
+    current_energy: f64,
+    last_trial: Option<(f64, f64)>,
+    pending_energy: Option<f64>,
+    ccd: f64,
+    last_cg: CgState,
+    counters: GpuCounters,
+}
+
+const STAGING_BYTES: u64 = 256;
+const STAGE_RESULTS: u64 = 0;
+const STAGE_CG: u64 = 32;
+
+fn dims(groups: u32, max_x: u32) -> (u32, u32) {
+    let groups = groups.max(1);
+    let x = groups.min(max_x.max(1));
+    (x, groups.div_ceil(x))
+}
+
+impl GpuBackend {
+    /// Opens the GPU, builds the pipelines and uploads the scene.
+    pub fn new(model: Model) -> Result<Self, String> {
+        Self::with_options(model, GpuOptions::default())
+    }
+
+    /// As [`Self::new`], with options.
+    pub fn with_options(model: Model, opts: GpuOptions) -> Result<Self, String> {
+        let dim = model.dim;
+        if !(dim == 2 || dim == 3) {
+            return Err(format!("the GPU backend needs dimension 2 or 3, got {dim}"));
+        }
+        if model.walls.len() > MAX_WALLS {
+            return Err(format!(
+                "the GPU backend takes at most {MAX_WALLS} walls; the scene has {}",
+                model.walls.len()
+            ));
+        }
+        let n = model.num_nodes();
+        let ns = model.springs.len();
+        let (offsets, entries) = model.node_springs();
+        let too_big = |what: &str, count: usize| {
+            format!(
+                "the scene has {count} {what}; the GPU backend indexes with 32 bits and takes at most {}",
+                u32::MAX / 4
+            )
+        };
+        if n * dim > (u32::MAX / 4) as usize {
+            return Err(too_big("node coordinates", n * dim));
+        }
+        if ns + n + 1 > (u32::MAX / 4) as usize {
+            return Err(too_big("springs", ns));
+        }
+        let max_x = opts.max_groups_x.clamp(1, 65535);
+        let node_dispatch = dims((n as u32).div_ceil(WORKGROUP), max_x);
+        let element_dispatch = dims((n.max(ns) as u32).div_ceil(WORKGROUP), max_x);
+        let partial_count =
+            (node_dispatch.0 * node_dispatch.1).max(element_dispatch.0 * element_dispatch.1) as u64;
+
+        let vec_bytes = (n * dim * 4) as u64;
+        let sizes: [(u64, &'static str); 4] = [
+            (vec_bytes, "node vectors"),
+            ((ns * 16) as u64, "springs"),
+            (((n + 1 + 2 * ns) * 4) as u64, "adjacency"),
+            (partial_count * 32, "partials"),
+        ];
+        let (largest_buffer, largest_buffer_name) =
+            sizes.iter().copied().max_by_key(|s| s.0).unwrap_or((0, ""));
+        let ctx = GpuContext::new(Needs {
+            largest_buffer,
+            largest_buffer_name,
+        })
+        .map_err(|e| format!("{e} ({n} nodes, {ns} springs)"))?;
+        let pipes = Pipelines::new(&ctx.device)?;
+        let dev = &ctx.device;
+
+        let mut walls = [[0f32; 4]; 2 * MAX_WALLS];
+        for (w, wall) in model.walls.iter().enumerate() {
+            for k in 0..dim {
+                walls[2 * w][k] = wall.normal[k] as f32;
+                walls[2 * w + 1][k] = wall.origin[k] as f32;
+            }
+        }
+        let mut gravity = [0f32; 4];
+        for k in 0..dim {
+            gravity[k] = model.gravity[k] as f32;
+        }
+        let s = &model.solver;
+        let params = Params {
+            n_nodes: n as u32,
+            n_springs: ns as u32,
+            n_walls: model.walls.len() as u32,
+            dim: dim as u32,
+            h2c: (s.integrator.potential_scale() * s.dt * s.dt) as f32,
+            dhat: model.barrier.dhat as f32,
+            kappa: model.barrier.kappa as f32,
+            barrier_kind: match model.barrier.kind {
+                BarrierKind::Book => 0,
+                BarrierKind::Ipc => 1,
+            },
+            dt: s.dt as f32,
+            integrator: match s.integrator {
+                Integrator::ImplicitEuler => 0,
+                Integrator::Newmark => 1,
+            },
+            cg_tol_sq: (s.cg_tolerance * s.cg_tolerance) as f32,
+            cg_max_iterations: s.cg_max_iterations,
+            node_partials: node_dispatch.0 * node_dispatch.1,
+            element_partials: element_dispatch.0 * element_dispatch.1,
+            _pad: [0; 2],
+            gravity,
+            walls,
+        };
+        let nodes: Vec<NodeInfo> = (0..n)
+            .map(|i| NodeInfo {
+                mass: model.mass[i] as f32,
+                area: model.contact_area[i] as f32,
+                fixed: u32::from(model.fixed[i]),
+                _pad: 0,
+            })
+            .collect();
+        let springs: Vec<GpuSpring> = model
+            .springs
+            .iter()
+            .map(|sp| GpuSpring {
+                a: sp.a,
+                b: sp.b,
+                rest_length_sq: sp.rest_length_sq as f32,
+                stiffness: sp.stiffness as f32,
+            })
+            .collect();
+        let base = (n + 1) as u32;
+        let mut adjacency: Vec<u32> = offsets.iter().map(|o| o + base).collect();
+        adjacency.extend_from_slice(&entries);
+
+        let mut v0 = model.v0.clone();
+        for (i, f) in model.fixed.iter().enumerate() {
+            if *f {
+                v0[i * dim..(i + 1) * dim].fill(0.0);
+            }
+        }
+        let a0 = match s.integrator {
+            Integrator::Newmark => CpuBackend::new(model.clone()).accelerations().to_vec(),
+            Integrator::ImplicitEuler => vec![0.0; n * dim],
+        };
+        let f32s = |v: &[f64]| v.iter().map(|c| *c as f32).collect::<Vec<f32>>();
+        let storage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC;
+        let init = |name: &str, bytes: &[u8], usage: wgpu::BufferUsages| {
+            // wgpu rejects zero-sized bindings: pad empty arrays.
+            let mut data = bytes.to_vec();
+            if data.len() < 16 {
+                data.resize(16, 0);
+            }
+            dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(name),
+                contents: &data,
+                usage,
+            })
+        };
+        let zeros = vec![0f32; n * dim];
+        let mut buffers = Vec::with_capacity(bind::COUNT);
+        for b in 0..bind::COUNT {
+            let name = bind::NAMES[b];
+            let buf = match b {
+                bind::PARAMS => init(
+                    name,
+                    bytemuck::bytes_of(&params),
+                    wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                ),
+                bind::NODES => init(name, bytemuck::cast_slice(&nodes), storage),
+                bind::SPRINGS => init(name, bytemuck::cast_slice(&springs), storage),
+                bind::ADJACENCY => init(name, bytemuck::cast_slice(&adjacency), storage),
+                bind::X | bind::XN | bind::X_PRED => {
+                    init(name, bytemuck::cast_slice(&f32s(&model.x0)), storage)
+                }
+                bind::V => init(name, bytemuck::cast_slice(&f32s(&v0)), storage),
+                bind::ACC => init(name, bytemuck::cast_slice(&f32s(&a0)), storage),
+                bind::PARTIALS => dev.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(name),
+                    size: partial_count * 32,
+                    usage: storage,
+                    mapped_at_creation: false,
+                }),
+                bind::CG => init(name, bytemuck::bytes_of(&CgState::default()), storage),
+                bind::RESULTS => init(name, &[0u8; 32], storage),
+                _ => init(name, bytemuck::cast_slice(&zeros), storage),
+            };
+            buffers.push(buf);
+        }
+        let mut groups = HashMap::new();
+        for (name, k) in pipes.iter() {
+            let entries: Vec<wgpu::BindGroupEntry> = k
+                .bindings
+                .iter()
+                .map(|&b| wgpu::BindGroupEntry {
+                    binding: b,
+                    resource: buffers[b as usize].as_entire_binding(),
+                })
+                .collect();
+            let bg = dev.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(name),
+                layout: &k.layout,
+                entries: &entries,
+            });
+            groups.insert(*name, bg);
+        }
+        let staging = dev.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("staging"),
+            size: STAGING_BYTES,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let vec_staging = dev.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("vector staging"),
+            size: vec_bytes.max(16),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        Ok(Self {
+            model,
+            ctx,
+            pipes,
+            buffers,
+            groups,
+            staging,
+            vec_staging,
+            node_dispatch,
+            element_dispatch,
+            current_energy: 0.0,
+            last_trial: None,
+            pending_energy: None,
+            ccd: 1.0,
+            last_cg: CgState::default(),
+            counters: GpuCounters::default(),
+        })
+    }
+
+    /// The model this backend simulates.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// The adapter in one line (name, backend API, device type, driver).
+    pub fn adapter(&self) -> String {
+        describe(&self.ctx.info)
+    }
+
+    /// Whether the adapter is a software device on the CPU (lavapipe and the like).
+    pub fn is_software(&self) -> bool {
+        self.ctx.is_software()
+    }
+
+    /// Submissions, readbacks and CG iterations so far.
+    pub fn counters(&self) -> GpuCounters {
+        self.counters
+    }
+
+    /// The CG state after the last direction solve.
+    pub fn last_cg(&self) -> CgState {
+        self.last_cg
+    }
+
+    /// Bytes of device memory held by the scene's buffers.
+    pub fn memory_bytes(&self) -> u64 {
+        self.buffers.iter().map(|b| b.size()).sum::<u64>()
+            + self.staging.size()
+            + self.vec_staging.size()
+    }
+
+    fn record(&self, enc: &mut wgpu::CommandEncoder, kernels: &[(&str, Span)]) {
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: None,
+            timestamp_writes: None,
+        });
+        for (name, span) in kernels {
+            pass.set_pipeline(&self.pipes.get(name).pipeline);
+            pass.set_bind_group(0, &self.groups[name], &[]);
+            let (x, y) = match span {
+                Span::Nodes => self.node_dispatch,
+                Span::Elements => self.element_dispatch,
+                Span::Single => (1, 1),
+            };
+            pass.dispatch_workgroups(x, y, 1);
+        }
+    }
+
+    fn encoder(&self) -> wgpu::CommandEncoder {
+        self.ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
+    }
+
+    fn submit(&mut self, enc: wgpu::CommandEncoder) {
+        self.ctx.queue.submit([enc.finish()]);
+        self.counters.submissions += 1;
+    }
+
+    fn set_step_alpha(&mut self, alpha: f64) {
+        self.ctx.queue.write_buffer(
+            &self.buffers[bind::CG],
+            LS_ALPHA_OFFSET,
+            bytemuck::bytes_of(&(alpha as f32)),
+        );
+    }
+
+    /// Maps `buf`, copies `len` bytes out, unmaps.
+    fn read_bytes(&mut self, which: Staging, len: u64) -> Vec<u8> {
+        self.counters.readbacks += 1;
+        let buf = match which {
+            Staging::Small => &self.staging,
+            Staging::Vector => &self.vec_staging,
+        };
+        let slice = buf.slice(0..len);
+        slice.map_async(wgpu::MapMode::Read, |r| {
+            r.expect("mapping a staging buffer failed")
+        });
+        self.ctx
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("waiting for the GPU failed");
+        let out = slice
+            .get_mapped_range()
+            .expect("reading a mapped staging buffer failed")
+            .to_vec();
+        buf.unmap();
+        out
+    }
+
+    /// Submits `enc` after copying results[0] (and optionally the CG state) to staging,
+    /// then reads them back.
+    fn finish_reduction(
+        &mut self,
+        mut enc: wgpu::CommandEncoder,
+        with_cg: bool,
+    ) -> (Lanes, CgState) {
+        enc.copy_buffer_to_buffer(
+            &self.buffers[bind::RESULTS],
+            0,
+            &self.staging,
+            STAGE_RESULTS,
+            32,
+        );
+        if with_cg {
+            enc.copy_buffer_to_buffer(&self.buffers[bind::CG], 0, &self.staging, STAGE_CG, 48);
+        }
+        self.submit(enc);
+        let bytes = self.read_bytes(Staging::Small, if with_cg { STAGE_CG + 48 } else { 32 });
+        let lanes: Lanes = bytemuck::pod_read_unaligned(&bytes[0..32]);
+        let cg = if with_cg {
+            bytemuck::pod_read_unaligned(&bytes[STAGE_CG as usize..STAGE_CG as usize + 48])
+        } else {
+            CgState::default()
+        };
+        (lanes, cg)
+    }
+
+    fn read_vector(&mut self, b: usize) -> Vec<f64> {
+        let len = (self.model.num_nodes() * self.model.dim * 4) as u64;
+        if len == 0 {
+            return vec![];
+        }
+        let mut enc = self.encoder();
+        enc.copy_buffer_to_buffer(&self.buffers[b], 0, &self.vec_staging, 0, len);
+        self.submit(enc);
+        let bytes = self.read_bytes(Staging::Vector, len);
+        bytemuck::cast_slice::<u8, f32>(&bytes)
+            .iter()
+            .map(|v| *v as f64)
+            .collect()
+    }
+
+    fn write_vector(&mut self, b: usize, data: &[f64]) {
+        assert_eq!(data.len(), self.model.num_nodes() * self.model.dim);
+        let v: Vec<f32> = data.iter().map(|c| *c as f32).collect();
+        self.ctx
+            .queue
+            .write_buffer(&self.buffers[b], 0, bytemuck::cast_slice(&v));
+    }
+
+    fn energy_lanes(&mut self) -> Lanes {
+        let mut enc = self.encoder();
+        self.record(
+            &mut enc,
+            &[
+                ("energy_total", Span::Elements),
+                ("reduce_elements", Span::Single),
+            ],
+        );
+        self.finish_reduction(enc, false).0
+    }
+
+    /// Overwrites the current iterate (m); for tests that probe the kernels.
+    pub fn set_positions(&mut self, x: &[f64]) {
+        self.write_vector(bind::X, x);
+    }
+
+    /// Overwrites the predicted positions x̃ (m); for tests.
+    pub fn set_prediction(&mut self, x_pred: &[f64]) {
+        self.write_vector(bind::X_PRED, x_pred);
+    }
+
+    /// Overwrites the Newton direction p (m); for tests of the CCD bound and ΔE.
+    pub fn set_direction(&mut self, p: &[f64]) {
+        self.write_vector(bind::P, p);
+    }
+
+    /// The current Newton direction p (m).
+    pub fn direction(&mut self) -> Vec<f64> {
+        self.read_vector(bind::P)
+    }
+
+    /// Incremental potential E (J) at the current iterate (`+∞` if inadmissible).
+    pub fn incremental_potential(&mut self) -> f64 {
+        let l = self.energy_lanes();
+        if l.e[3] > 0.0 {
+            f64::INFINITY
+        } else {
+            l.s[0] as f64
+        }
+    }
+
+    /// `∇E` at the current iterate, fixed rows zeroed (the `assemble` kernel).
+    pub fn gradient(&mut self) -> Vec<f64> {
+        let mut enc = self.encoder();
+        self.record(&mut enc, &[("assemble", Span::Nodes)]);
+        self.submit(enc);
+        self.read_vector(bind::R).iter().map(|r| -r).collect()
+    }
+
+    /// The Jacobi preconditioner 1/diag(H) at the current iterate.
+    pub fn inverse_diagonal(&mut self) -> Vec<f64> {
+        let mut enc = self.encoder();
+        self.record(&mut enc, &[("assemble", Span::Nodes)]);
+        self.submit(enc);
+        self.read_vector(bind::INV_DIAG)
+    }
+
+    /// `H u` with the projected Newton matrix at the current iterate, and `uᵀ H u`
+    /// from the kernel's own two-pass reduction.
+    pub fn hessian_times(&mut self, u: &[f64]) -> (Vec<f64>, f64) {
+        self.write_vector(bind::D, u);
+        let mut enc = self.encoder();
+        self.record(
+            &mut enc,
+            &[
+                ("newton_matvec", Span::Nodes),
+                ("reduce_nodes", Span::Single),
+            ],
+        );
+        let (l, _) = self.finish_reduction(enc, false);
+        (self.read_vector(bind::Q), l.s[0] as f64)
+    }
+
+    /// `(max_i Σ_k |p_ik|, CCD bound)` for the current p (the `direction_stats` kernel).
+    pub fn direction_stats(&mut self) -> (f64, f64) {
+        let mut enc = self.encoder();
+        self.record(
+            &mut enc,
+            &[
+                ("direction_stats", Span::Nodes),
+                ("reduce_nodes", Span::Single),
+            ],
+        );
+        let (l, _) = self.finish_reduction(enc, false);
+        (l.e[3] as f64, (l.e[2] as f64).min(1.0))
+    }
+
+    /// CG iterations to submit before the next check: about the last solve's count.
+    fn batch_size(&self, first: bool) -> u32 {
+        let last = self.last_cg.iterations;
+        let cap = self.model.solver.cg_max_iterations.max(1);
+        let b = if first {
+            last + last / 8 + 4
+        } else {
+            (last / 4).max(8)
+        };
+        b.clamp(4, 256).min(cap)
+    }
+}
+
+/// Which staging buffer a read uses.
+#[derive(Clone, Copy)]
+enum Staging {
+    Small,
+    Vector,
+}
+
+const CG_ITERATION: [(&str, Span); 5] = [
+    ("newton_matvec", Span::Nodes),
+    ("cg_alpha", Span::Single),
+    ("cg_update", Span::Nodes),
+    ("cg_beta", Span::Single),
+    ("cg_direction", Span::Nodes),
+];
+
+impl NewtonSystem for GpuBackend {
+    fn energy(&mut self) -> f64 {
+        if let Some(e) = self.pending_energy.take() {
+            self.current_energy = e;
+            return e;
+        }
+        self.current_energy = self.incremental_potential();
+        self.current_energy
+    }
+
+    fn compute_direction(&mut self) -> Direction {
+        let mut enc = self.encoder();
+        self.record(
+            &mut enc,
+            &[
+                ("assemble", Span::Nodes),
+                ("cg_start", Span::Nodes),
+                ("cg_start_scalars", Span::Single),
+            ],
+        );
+        let mut first = true;
+        let cap = self.model.solver.cg_max_iterations as u64;
+        let mut submitted = 0u64;
+        loop {
+            let batch = self.batch_size(first);
+            first = false;
+            for _ in 0..batch {
+                self.record(&mut enc, &CG_ITERATION);
+            }
+            submitted += batch as u64;
+            self.counters.cg_iterations_submitted += batch as u64;
+            self.record(
+                &mut enc,
+                &[
+                    ("direction_stats", Span::Nodes),
+                    ("reduce_nodes", Span::Single),
+                ],
+            );
+            let (lanes, cg) = self.finish_reduction(enc, true);
+            self.last_cg = cg;
+            if cg.done != 0 || submitted >= cap + 1 {
+                self.ccd = (lanes.e[2] as f64).min(1.0);
+                return Direction {
+                    norm: lanes.e[3] as f64,
+                    cg_iterations: cg.iterations,
+                    cg_converged: cg.converged != 0,
+                };
+            }
+            enc = self.encoder();
+        }
+    }
+
+    fn ccd_bound(&mut self) -> f64 {
+        self.ccd
+    }
+
+    fn energy_change(&mut self, alpha: f64) -> f64 {
+        self.set_step_alpha(alpha);
+        let mut enc = self.encoder();
+        self.record(
+            &mut enc,
+            &[
+                ("energy_change", Span::Elements),
+                ("reduce_elements", Span::Single),
+            ],
+        );
+        let (l, _) = self.finish_reduction(enc, false);
+        let de = if l.e[3] > 0.0 {
+            f64::INFINITY
+        } else {
+            l.s[0] as f64
+        };
+        self.last_trial = Some((alpha, de));
+        de
+    }
+
+    fn advance(&mut self, alpha: f64) {
+        self.set_step_alpha(alpha);
+        let mut enc = self.encoder();
+        self.record(&mut enc, &[("advance", Span::Nodes)]);
+        self.submit(enc);
+        // The driver has just evaluated E(x + αp) − E(x) for this α: keep E
+        // consistent with the accepted differences instead of re-summing it.
+        self.pending_energy = match self.last_trial.take() {
+            Some((a, de)) if a == alpha && de.is_finite() => Some(self.current_energy + de),
+            _ => None,
+        };
+    }
+}
+
+impl Backend for GpuBackend {
+    fn name(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn device(&self) -> String {
+        format!("{} f32", self.adapter())
+    }
+
+    fn begin_step(&mut self) {
+        self.pending_energy = None;
+        self.last_trial = None;
+        let mut enc = self.encoder();
+        self.record(&mut enc, &[("step_begin", Span::Nodes)]);
+        self.submit(enc);
+    }
+
+    fn end_step(&mut self) {
+        let mut enc = self.encoder();
+        self.record(&mut enc, &[("step_end", Span::Nodes)]);
+        self.submit(enc);
+    }
+
+    fn positions(&mut self) -> Vec<f64> {
+        self.read_vector(bind::X)
+    }
+
+    fn velocities(&mut self) -> Vec<f64> {
+        self.read_vector(bind::V)
+    }
+
+    fn diagnostics(&mut self) -> Diagnostics {
+        let l = self.energy_lanes();
+        let min = l.e[2] as f64;
+        Diagnostics {
+            kinetic: l.s[1] as f64,
+            gravity: l.s[2] as f64,
+            elastic: l.s[3] as f64,
+            barrier: l.e[0] as f64,
+            min_wall_distance: if min >= 1e38 { f64::INFINITY } else { min },
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! The wgpu instance, adapter, device and queue a GPU run uses, and the adapter list.
+
+/// An open GPU device and what it is.
+pub struct GpuContext {
+    /// The adapter the device was opened on.
+    pub adapter: wgpu::Adapter,
+    /// The logical device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// Name, backend API, device type and driver of the adapter.
+    pub info: wgpu::AdapterInfo,
+    /// The limits the device was opened with.
+    pub limits: wgpu::Limits,
+}
+
+/// What a scene needs from the device, in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Needs {
+    /// The largest single storage buffer.
+    pub largest_buffer: u64,
+    /// A name for that buffer, for error messages.
+    pub largest_buffer_name: &'static str,
+}
+
+fn instance() -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    // Vulkan, Metal, DX12 (and WebGPU); never silently the GL fallback.
+    desc.backends = wgpu::Backends::PRIMARY;
+    wgpu::Instance::new(desc.with_env())
+}
+
+/// One line describing an adapter: name, backend API, device type, driver.
+pub fn describe(info: &wgpu::AdapterInfo) -> String {
+    let driver = if info.driver.is_empty() {
+        String::new()
+    } else {
+        format!(", {} {}", info.driver, info.driver_info)
+    };
+    format!(
+        "{} ({:?}, {:?}{})",
+        info.name, info.backend, info.device_type, driver
+    )
+}
+
+/// Every adapter wgpu sees on any backend, described in one line each.
+pub fn list_adapters() -> Vec<String> {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::all();
+    let inst = wgpu::Instance::new(desc.with_env());
+    pollster::block_on(inst.enumerate_adapters(wgpu::Backends::all()))
+        .iter()
+        .map(|a| describe(&a.get_info()))
+        .collect()
+}
+
+impl GpuContext {
+    /// Opens the preferred adapter (high performance) on a primary backend, with wgpu's
+    /// default limits unless `needs` asks for more; then with the adapter's own limits,
+    /// or an error naming the scene size and the adapter's limit.
+    pub fn new(needs: Needs) -> Result<Self, String> {
+        let inst = instance();
+        let adapter = pollster::block_on(inst.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            force_fallback_adapter: false,
+            compatible_surface: None,
+            apply_limit_buckets: false,
+        }))
+        .map_err(|e| format!("no GPU adapter found on Vulkan/Metal/DX12 ({e})"))?;
+        let info = adapter.get_info();
+        let defaults = wgpu::Limits::default();
+        let fits = |l: &wgpu::Limits| {
+            needs.largest_buffer <= l.max_storage_buffer_binding_size
+                && needs.largest_buffer <= l.max_buffer_size
+        };
+        let limits = if fits(&defaults) {
+            defaults
+        } else {
+            let al = adapter.limits();
+            if !fits(&al) {
+                return Err(format!(
+                    "the scene needs a {} MiB storage buffer (`{}`), but adapter {} allows at most {} MiB per storage binding and {} MiB per buffer",
+                    needs.largest_buffer >> 20,
+                    needs.largest_buffer_name,
+                    describe(&info),
+                    al.max_storage_buffer_binding_size >> 20,
+                    al.max_buffer_size >> 20
+                ));
+            }
+            wgpu::Limits {
+                max_storage_buffer_binding_size: al.max_storage_buffer_binding_size,
+                max_buffer_size: al.max_buffer_size,
+                ..defaults
+            }
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("springsim"),
+            required_features: wgpu::Features::empty(),
+            required_limits: limits.clone(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        }))
+        .map_err(|e| format!("cannot open a device on {}: {e}", describe(&info)))?;
+        Ok(Self {
+            adapter,
+            device,
+            queue,
+            info,
+            limits,
+        })
+    }
+
+    /// Whether the adapter is a software rasteriser on the CPU (lavapipe, WARP, …).
+    pub fn is_software(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+}

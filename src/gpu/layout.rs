@@ -1,0 +1,119 @@
+//! Rust twins of the GPU structs in `shaders/common.wgsl` (`bytemuck` plain data,
+//! `#[repr(C)]` with the WGSL alignment). A test compares their sizes with the sizes
+//! naga computes for the WGSL declarations.
+
+use bytemuck::{Pod, Zeroable};
+
+/// Largest number of plane walls a GPU scene may have (`MAX_WALLS` in WGSL).
+pub const MAX_WALLS: usize = 16;
+/// Threads per workgroup of every kernel (`WG` in WGSL).
+pub const WORKGROUP: u32 = 256;
+
+/// Scene and solver parameters (the uniform `P`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct Params {
+    /// Number of nodes.
+    pub n_nodes: u32,
+    /// Number of springs.
+    pub n_springs: u32,
+    /// Number of plane walls.
+    pub n_walls: u32,
+    /// Spatial dimension (2 or 3).
+    pub dim: u32,
+    /// `c h²` (s²): the factor of every potential in the incremental potential.
+    pub h2c: f32,
+    /// Barrier activation distance d̂ (m).
+    pub dhat: f32,
+    /// Barrier stiffness κ.
+    pub kappa: f32,
+    /// 0 = book, 1 = ipc.
+    pub barrier_kind: u32,
+    /// Time step h (s).
+    pub dt: f32,
+    /// 0 = implicit Euler, 1 = Newmark.
+    pub integrator: u32,
+    /// (relative CG tolerance)².
+    pub cg_tol_sq: f32,
+    /// CG iteration cap per Newton iteration.
+    pub cg_max_iterations: u32,
+    /// Workgroups of a per-node dispatch (= partials it writes).
+    pub node_partials: u32,
+    /// Workgroups of a per-element dispatch over max(nodes, springs).
+    pub element_partials: u32,
+    /// Padding.
+    pub _pad: [u32; 2],
+    /// Gravity (m/s²), xyz.
+    pub gravity: [f32; 4],
+    /// Wall w: unit normal at `2w`, a point on the plane (m) at `2w + 1`.
+    pub walls: [[f32; 4]; 2 * MAX_WALLS],
+}
+
+/// Per-node constants (`NodeInfo`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct NodeInfo {
+    /// Lumped mass (kg).
+    pub mass: f32,
+    /// Contact area weight of the barrier (m in 2D, m² in 3D).
+    pub area: f32,
+    /// 1 when the node is fixed.
+    pub fixed: u32,
+    /// Padding.
+    pub _pad: u32,
+}
+
+/// One spring (`Spring`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct GpuSpring {
+    /// First node.
+    pub a: u32,
+    /// Second node.
+    pub b: u32,
+    /// Squared rest length (m²).
+    pub rest_length_sq: f32,
+    /// Stiffness (N/m).
+    pub stiffness: f32,
+}
+
+/// The CG scalars and flags (`CgState`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct CgState {
+    /// rᵀz.
+    pub rz: f32,
+    /// bᵀb, the squared norm of the right-hand side.
+    pub bb: f32,
+    /// rᵀr at the last check.
+    pub rr: f32,
+    /// CG step α.
+    pub alpha: f32,
+    /// CG β.
+    pub beta: f32,
+    /// dᵀq of the last iteration.
+    pub dq: f32,
+    /// Line-search / advance step fraction, written by the host.
+    pub ls_alpha: f32,
+    /// CG iterations done.
+    pub iterations: u32,
+    /// 1 once the solve has ended.
+    pub done: u32,
+    /// 1 when it ended by meeting the tolerance.
+    pub converged: u32,
+    /// Padding.
+    pub _pad: [u32; 2],
+}
+
+/// Byte offset of `ls_alpha` in [`CgState`].
+pub const LS_ALPHA_OFFSET: u64 = 24;
+
+/// Reduction lanes (`Lanes`): four sums, then (sum, sum, min, max).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct Lanes {
+    /// Summed lanes.
+    pub s: [f32; 4],
+    /// Two summed lanes, a min lane and a max lane.
+    pub e: [f32; 4],
+}

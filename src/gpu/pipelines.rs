@@ -1,0 +1,139 @@
+//! Every compute pipeline, built once per device. The bind-group layout of each
+//! entry point is derived from the bindings it actually uses (naga's analysis of the
+//! composed module), so `shaders/bindings.wgsl` is the one place a binding is declared
+//! and no layout can drift from its shader.
+
+use super::shaders::{compose, KERNELS};
+use std::collections::HashMap;
+
+/// One entry point: its pipeline, its bind-group layout and the bindings it uses.
+pub struct Kernel {
+    /// The compute pipeline.
+    pub pipeline: wgpu::ComputePipeline,
+    /// Its group-0 layout.
+    pub layout: wgpu::BindGroupLayout,
+    /// The group-0 binding numbers it uses, ascending.
+    pub bindings: Vec<u32>,
+}
+
+/// All kernels, by entry-point name.
+pub struct Pipelines {
+    kernels: HashMap<&'static str, Kernel>,
+}
+
+/// A composed module parsed and validated by naga, with per-entry-point binding use.
+pub struct Reflected {
+    /// The composed WGSL text.
+    pub source: String,
+    /// For each entry point: the (binding, is_uniform) pairs it uses.
+    pub entry_bindings: Vec<(String, Vec<(u32, bool)>)>,
+}
+
+/// Composes the kernel file `path`, parses and validates it with naga, and lists the
+/// bindings each entry point uses. Errors carry naga's message with the location.
+pub fn reflect(path: &str) -> Result<Reflected, String> {
+    let source = compose(path)?;
+    let module = naga::front::wgsl::parse_str(&source)
+        .map_err(|e| format!("{path}: {}", e.emit_to_string_with_path(&source, path)))?;
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(&module)
+    .map_err(|e| format!("{path}: {}", e.emit_to_string_with_path(&source, path)))?;
+    let mut entry_bindings = Vec::new();
+    for (k, ep) in module.entry_points.iter().enumerate() {
+        let fi = info.get_entry_point(k);
+        let mut used = Vec::new();
+        for (h, gv) in module.global_variables.iter() {
+            if let Some(rb) = &gv.binding {
+                if !fi[h].is_empty() {
+                    used.push((rb.binding, gv.space == naga::AddressSpace::Uniform));
+                }
+            }
+        }
+        used.sort();
+        entry_bindings.push((ep.name.clone(), used));
+    }
+    Ok(Reflected {
+        source,
+        entry_bindings,
+    })
+}
+
+impl Pipelines {
+    /// Builds every pipeline of [`KERNELS`] on `device`.
+    pub fn new(device: &wgpu::Device) -> Result<Self, String> {
+        let mut kernels = HashMap::new();
+        for (path, entries) in KERNELS {
+            let refl = reflect(path)?;
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(path),
+                source: wgpu::ShaderSource::Wgsl(refl.source.clone().into()),
+            });
+            for name in *entries {
+                let used = refl
+                    .entry_bindings
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, u)| u.clone())
+                    .ok_or_else(|| format!("{path}: no entry point `{name}`"))?;
+                let entries: Vec<wgpu::BindGroupLayoutEntry> = used
+                    .iter()
+                    .map(|&(binding, uniform)| wgpu::BindGroupLayoutEntry {
+                        binding,
+                        visibility: wgpu::ShaderStages::COMPUTE,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: if uniform {
+                                wgpu::BufferBindingType::Uniform
+                            } else {
+                                wgpu::BufferBindingType::Storage { read_only: false }
+                            },
+                            has_dynamic_offset: false,
+                            min_binding_size: None,
+                        },
+                        count: None,
+                    })
+                    .collect();
+                let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some(name),
+                    entries: &entries,
+                });
+                let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some(name),
+                    bind_group_layouts: &[Some(&layout)],
+                    immediate_size: 0,
+                });
+                let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(name),
+                    layout: Some(&pl),
+                    module: &module,
+                    entry_point: Some(name),
+                    compilation_options: Default::default(),
+                    cache: None,
+                });
+                kernels.insert(
+                    *name,
+                    Kernel {
+                        pipeline,
+                        layout,
+                        bindings: used.iter().map(|(b, _)| *b).collect(),
+                    },
+                );
+            }
+        }
+        Ok(Self { kernels })
+    }
+
+    /// The kernel with entry point `name` (a name from [`KERNELS`]).
+    pub fn get(&self, name: &str) -> &Kernel {
+        self.kernels
+            .get(name)
+            .unwrap_or_else(|| panic!("kernel `{name}` is not in KERNELS"))
+    }
+
+    /// Every kernel by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&&'static str, &Kernel)> {
+        self.kernels.iter()
+    }
+}

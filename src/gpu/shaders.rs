@@ -1,0 +1,125 @@
+//! The WGSL sources in `shaders/`, embedded in the binary, and their composition:
+//! a line `// #import PATH` pulls in another file (once, depth first, before the
+//! importing file), so pure helpers are written once and shared by every kernel.
+
+/// Every WGSL file under `shaders/`, by its path relative to that folder.
+pub const SOURCES: &[(&str, &str)] = &[
+    ("common.wgsl", include_str!("../../shaders/common.wgsl")),
+    ("bindings.wgsl", include_str!("../../shaders/bindings.wgsl")),
+    ("state.wgsl", include_str!("../../shaders/state.wgsl")),
+    ("reduce.wgsl", include_str!("../../shaders/reduce.wgsl")),
+    ("wall.wgsl", include_str!("../../shaders/wall.wgsl")),
+    (
+        "integrator.wgsl",
+        include_str!("../../shaders/integrator.wgsl"),
+    ),
+    (
+        "energy/spring.wgsl",
+        include_str!("../../shaders/energy/spring.wgsl"),
+    ),
+    (
+        "energy/barrier.wgsl",
+        include_str!("../../shaders/energy/barrier.wgsl"),
+    ),
+    (
+        "energy/inertia.wgsl",
+        include_str!("../../shaders/energy/inertia.wgsl"),
+    ),
+    (
+        "kernels/step.wgsl",
+        include_str!("../../shaders/kernels/step.wgsl"),
+    ),
+    (
+        "kernels/assemble.wgsl",
+        include_str!("../../shaders/kernels/assemble.wgsl"),
+    ),
+    (
+        "kernels/newton_matvec.wgsl",
+        include_str!("../../shaders/kernels/newton_matvec.wgsl"),
+    ),
+    (
+        "kernels/cg.wgsl",
+        include_str!("../../shaders/kernels/cg.wgsl"),
+    ),
+    (
+        "kernels/direction_stats.wgsl",
+        include_str!("../../shaders/kernels/direction_stats.wgsl"),
+    ),
+    (
+        "kernels/energy.wgsl",
+        include_str!("../../shaders/kernels/energy.wgsl"),
+    ),
+    (
+        "kernels/reduce_final.wgsl",
+        include_str!("../../shaders/kernels/reduce_final.wgsl"),
+    ),
+];
+
+/// The kernel files (each a complete module once composed) and their entry points.
+pub const KERNELS: &[(&str, &[&str])] = &[
+    ("kernels/step.wgsl", &["step_begin", "step_end", "advance"]),
+    ("kernels/assemble.wgsl", &["assemble"]),
+    ("kernels/newton_matvec.wgsl", &["newton_matvec"]),
+    (
+        "kernels/cg.wgsl",
+        &[
+            "cg_start",
+            "cg_start_scalars",
+            "cg_alpha",
+            "cg_update",
+            "cg_beta",
+            "cg_direction",
+        ],
+    ),
+    ("kernels/direction_stats.wgsl", &["direction_stats"]),
+    ("kernels/energy.wgsl", &["energy_total", "energy_change"]),
+    (
+        "kernels/reduce_final.wgsl",
+        &["reduce_nodes", "reduce_elements"],
+    ),
+];
+
+const IMPORT: &str = "// #import ";
+
+/// The source of one file under `shaders/`.
+pub fn source(path: &str) -> Result<&'static str, String> {
+    SOURCES
+        .iter()
+        .find(|(p, _)| *p == path)
+        .map(|(_, s)| *s)
+        .ok_or_else(|| format!("shader `{path}` is not embedded (src/gpu/shaders.rs)"))
+}
+
+/// The complete WGSL module for `path`: its imports (recursively, each once) followed
+/// by its own text.
+pub fn compose(path: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut seen = Vec::new();
+    compose_into(path, &mut out, &mut seen, 0)?;
+    Ok(out)
+}
+
+fn compose_into(
+    path: &str,
+    out: &mut String,
+    seen: &mut Vec<String>,
+    depth: usize,
+) -> Result<(), String> {
+    if seen.iter().any(|s| s == path) {
+        return Ok(());
+    }
+    if depth > 32 {
+        return Err(format!("shader imports nest too deep at `{path}`"));
+    }
+    seen.push(path.to_string());
+    let text = source(path)?;
+    for line in text.lines() {
+        if let Some(dep) = line.trim().strip_prefix(IMPORT) {
+            compose_into(dep.trim(), out, seen, depth + 1)?;
+        }
+    }
+    out.push_str(&format!("// ---- {path}\n"));
+    out.push_str(text);
+    out.push('\n');
+    Ok(())
+}
