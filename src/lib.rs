@@ -6,6 +6,7 @@
 //! notes and the README for the conventions and the scene format.
 
 pub mod backend;
+pub mod compare;
 pub mod energy;
 pub mod gpu;
 pub mod integrator;

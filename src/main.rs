@@ -64,6 +64,21 @@ enum Command {
     },
     /// List the bundled scenes, one line each.
     Scenes,
+    /// Run a scene on the CPU and GPU backends side by side and report how far apart
+    /// their node positions get, their iteration totals and their speed ratio.
+    Compare {
+        /// Scene file, or the name of a bundled scene.
+        scene: String,
+        /// Number of time steps (default: the scene's `[run]`, else 100).
+        #[arg(long)]
+        steps: Option<u64>,
+        /// Output folder for compare.json and compare_steps.csv (default: out/SCENE_NAME-compare).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// List the GPU adapters wgpu sees (name, backend API, device type, driver).
     Devices,
 }
@@ -115,6 +130,82 @@ fn main() -> ExitCode {
                 }
             }
             ExitCode::SUCCESS
+        }
+        Command::Compare {
+            scene,
+            steps,
+            out,
+            quiet,
+        } => {
+            let scene = match scene::load(&scene) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let steps = match steps {
+                Some(0) => {
+                    eprintln!("error: --steps must be at least 1");
+                    return ExitCode::from(2);
+                }
+                Some(n) => n,
+                None => scene.default_steps.unwrap_or(100),
+            };
+            let gpu = match GpuBackend::new(scene.model.clone()) {
+                Ok(g) => g,
+                Err(e) => {
+                    eprintln!("error: compare needs the GPU backend: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let cpu = CpuBackend::new(scene.model.clone());
+            let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(format!("{}-compare", scene.name)));
+            let bar = (!quiet && std::io::stderr().is_terminal())
+                .then(|| springsim::run::progress_bar(steps));
+            let result = springsim::compare::compare(
+                &scene,
+                Box::new(cpu),
+                Box::new(gpu),
+                steps,
+                Some(&out_dir),
+                |_| {
+                    if let Some(b) = &bar {
+                        b.inc(1)
+                    }
+                },
+            );
+            if let Some(b) = bar {
+                b.finish_and_clear();
+            }
+            match result {
+                Ok(r) => {
+                    println!("{}: {} steps, {} nodes", r.scene, r.steps, r.nodes);
+                    println!(
+                        "  position difference GPU vs CPU: max {:.3e} m (step {}), RMS {:.3e} m, at the end {:.3e} m",
+                        r.max_position_difference,
+                        r.max_difference_step,
+                        r.rms_position_difference,
+                        r.final_max_position_difference
+                    );
+                    for t in [&r.cpu, &r.gpu] {
+                        println!(
+                            "  {}: {} Newton / {} CG iterations, {:.3} ms/step on {}",
+                            t.backend, t.newton_iterations, t.cg_iterations, t.ms_per_step, t.device
+                        );
+                    }
+                    println!(
+                        "  wall-clock ratio CPU/GPU: {:.3} -> {}",
+                        r.wall_clock_ratio,
+                        out_dir.join("compare.json").display()
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }
+            }
         }
         Command::Devices => {
             let adapters = springsim::gpu::context::list_adapters();

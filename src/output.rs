@@ -201,6 +201,12 @@ pub struct Summary {
     pub final_max_speed: f64,
     /// Kinetic energy at the end (J).
     pub final_kinetic_energy: f64,
+    /// Queue submissions to the device over the run (0 on the CPU).
+    pub device_submissions: u64,
+    /// Blocking reads from the device over the run (0 on the CPU).
+    pub device_readbacks: u64,
+    /// Device memory held by the scene's buffers (bytes; 0 on the CPU).
+    pub device_memory_bytes: u64,
 }
 
 impl Summary {

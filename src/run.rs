@@ -89,6 +89,9 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
         final_min_along_normal: vec![],
         final_max_speed: 0.0,
         final_kinetic_energy: 0.0,
+        device_submissions: 0,
+        device_readbacks: 0,
+        device_memory_bytes: 0,
     };
     let bar = opts.progress.then(|| progress_bar(opts.steps));
     let mut stepping = 0.0;
@@ -149,6 +152,10 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
         .map(|p| crate::energy::dot(p, p).sqrt())
         .fold(0.0, f64::max);
     summary.final_kinetic_energy = sim.backend().diagnostics().kinetic;
+    let c = sim.backend().counters();
+    summary.device_submissions = c.submissions;
+    summary.device_readbacks = c.readbacks;
+    summary.device_memory_bytes = c.memory_bytes;
     if let Some(e) = &failure {
         summary.status = "failed".into();
         summary.error = Some(e.clone());
@@ -176,7 +183,8 @@ fn accumulate(s: &mut Summary, r: &StepRecord, dhat: f64) {
     }
 }
 
-fn progress_bar(steps: u64) -> indicatif::ProgressBar {
+/// A progress bar over `steps` steps on stderr.
+pub fn progress_bar(steps: u64) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new(steps);
     let style = indicatif::ProgressStyle::with_template(
         "{bar:40} {pos}/{len} steps [{elapsed_precise} < {eta_precise}] {msg}",

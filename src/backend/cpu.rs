@@ -155,6 +155,12 @@ impl CpuBackend {
         self.rhs.iter().map(|r| -r).collect()
     }
 
+    /// The Jacobi preconditioner `1/diag(H)` at the current iterate (0 on fixed rows).
+    pub fn inverse_diagonal(&mut self) -> Vec<f64> {
+        self.assemble();
+        self.inv_diag.clone()
+    }
+
     /// `H u` with the PSD-projected Hessian assembled at the current iterate.
     pub fn hessian_times(&mut self, u: &[f64]) -> Vec<f64> {
         self.assemble();

@@ -4,7 +4,7 @@
 //! only what a decision needs (the CG flags and, in the same readback, the Newton
 //! stopping measure and CCD bound; the energy change of each line-search trial).
 
-use super::{Backend, Diagnostics};
+use super::{Backend, DeviceCounters, Diagnostics};
 use crate::backend::cpu::CpuBackend;
 use crate::energy::barrier::BarrierKind;
 use crate::gpu::context::{describe, GpuContext, Needs};
@@ -716,6 +716,14 @@ impl Backend for GpuBackend {
         let mut enc = self.encoder();
         self.record(&mut enc, &[("step_end", Span::Nodes)]);
         self.submit(enc);
+    }
+
+    fn counters(&self) -> DeviceCounters {
+        DeviceCounters {
+            submissions: self.counters.submissions,
+            readbacks: self.counters.readbacks,
+            memory_bytes: self.memory_bytes(),
+        }
     }
 
     fn positions(&mut self) -> Vec<f64> {

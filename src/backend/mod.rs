@@ -22,6 +22,17 @@ pub struct Diagnostics {
     pub min_wall_distance: f64,
 }
 
+/// Host–device traffic and device memory of a backend (zero on the CPU).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DeviceCounters {
+    /// Command submissions to the device queue.
+    pub submissions: u64,
+    /// Blocking reads from the device (each a full synchronisation).
+    pub readbacks: u64,
+    /// Bytes of device memory the scene's buffers hold.
+    pub memory_bytes: u64,
+}
+
 /// A simulator backend: the Newton system of the current step plus the step bookkeeping.
 pub trait Backend: NewtonSystem {
     /// Short name: `cpu` or `gpu`.
@@ -38,4 +49,8 @@ pub trait Backend: NewtonSystem {
     fn velocities(&mut self) -> Vec<f64>;
     /// Energies and wall distance of the current state.
     fn diagnostics(&mut self) -> Diagnostics;
+    /// Host–device traffic so far (zero for backends without a device).
+    fn counters(&self) -> DeviceCounters {
+        DeviceCounters::default()
+    }
 }
