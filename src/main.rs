@@ -160,7 +160,8 @@ fn main() -> ExitCode {
                 }
             };
             let cpu = CpuBackend::new(scene.model.clone());
-            let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(format!("{}-compare", scene.name)));
+            let out_dir =
+                out.unwrap_or_else(|| PathBuf::from("out").join(format!("{}-compare", scene.name)));
             let bar = (!quiet && std::io::stderr().is_terminal())
                 .then(|| springsim::run::progress_bar(steps));
             let result = springsim::compare::compare(
@@ -191,7 +192,11 @@ fn main() -> ExitCode {
                     for t in [&r.cpu, &r.gpu] {
                         println!(
                             "  {}: {} Newton / {} CG iterations, {:.3} ms/step on {}",
-                            t.backend, t.newton_iterations, t.cg_iterations, t.ms_per_step, t.device
+                            t.backend,
+                            t.newton_iterations,
+                            t.cg_iterations,
+                            t.ms_per_step,
+                            t.device
                         );
                     }
                     println!(

@@ -1,18 +1,34 @@
 //! Seed 003's square drop against the figures of the course's own Python code
 //! (500 steps): `springsim run scenes/square_drop.toml --steps 500 --trajectory`.
 
+mod common;
 use std::collections::BTreeMap;
 use std::process::Command;
 
 #[test]
-fn square_drop_reproduces_the_course_figures() {
-    let out = std::env::temp_dir().join(format!("springsim-ref-{}", std::process::id()));
+fn square_drop_reproduces_the_course_figures_on_the_cpu() {
+    check("cpu", 5e-4);
+}
+
+#[test]
+fn square_drop_reproduces_the_course_figures_on_the_gpu() {
+    let probe = common::random_model(4, 2, "book", 1);
+    if common::gpu_backend(probe, Default::default()).is_none() {
+        return;
+    }
+    check("gpu", 1e-3);
+}
+
+/// Runs the CLI on `backend` and checks the course's figures: ±1 step, `tol` in y
+/// (±2e-3 for centroids from step 100 on).
+fn check(backend: &str, tol: f64) {
+    let out = std::env::temp_dir().join(format!("springsim-ref-{backend}-{}", std::process::id()));
     let status = Command::new(env!("CARGO_BIN_EXE_springsim"))
         .args([
             "run",
             "scenes/square_drop.toml",
             "--backend",
-            "cpu",
+            backend,
             "--steps",
             "500",
             "--trajectory",
@@ -52,13 +68,13 @@ fn square_drop_reproduces_the_course_figures() {
         "lowest at step {lowest_step}, course: 32"
     );
     assert!(
-        (min_y(lowest_step) - -0.993612).abs() <= 5e-4,
+        (min_y(lowest_step) - -0.993612).abs() <= tol,
         "lowest y {}",
         min_y(lowest_step)
     );
     for (step, want, tol) in [
-        (50, -0.618102, 5e-4),
-        (75, -0.357813, 5e-4),
+        (50, -0.618102, tol),
+        (75, -0.357813, tol),
         (100, -0.574023, 2e-3),
         (500, -0.510917, 2e-3),
     ] {
@@ -72,7 +88,7 @@ fn square_drop_reproduces_the_course_figures() {
     assert_eq!(bottom.len(), 5, "five nodes form the bottom row");
     for y in bottom {
         assert!(
-            (y - -0.990752).abs() <= 5e-4,
+            (y - -0.990752).abs() <= tol,
             "resting bottom node at {y}, course: -0.990752"
         );
     }

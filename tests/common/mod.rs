@@ -82,3 +82,130 @@ spring_stiffness = 500.0
 "#
     ))
 }
+
+/// A random model with `n` nodes in `dim` dimensions, for kernel-against-twin tests:
+/// nodes scattered above a ground and beside a slanted wall (some within d̂ of them),
+/// springs between index neighbours at ±20 % of their rest length, random masses,
+/// areas and velocities, every 7th node fixed.
+pub fn random_model(n: usize, dim: usize, barrier: &str, seed: u64) -> springsim::model::Model {
+    use springsim::energy::barrier::{BarrierKind, BarrierParams};
+    use springsim::model::{BodyInfo, Integrator, Model, SolverParams, Spring};
+    use springsim::wall::PlaneWall;
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let dhat = 0.05;
+    let mut x0 = Vec::with_capacity(n * dim);
+    for i in 0..n {
+        for k in 0..dim {
+            // Height above the ground (y = -1): every 5th node within d̂.
+            let c = if k == 1 {
+                if i % 5 == 0 {
+                    -1.0 + dhat * (0.1 + 0.8 * (rng.next() * 0.5 + 0.5))
+                } else {
+                    -0.5 + 0.5 * rng.next()
+                }
+            } else {
+                0.5 * rng.next()
+            };
+            x0.push(c);
+        }
+    }
+    let mut springs = Vec::new();
+    for i in 0..n {
+        for off in [1usize, 3, 17] {
+            let j = i + off;
+            if j < n {
+                let d2: f64 = (0..dim)
+                    .map(|k| (x0[i * dim + k] - x0[j * dim + k]).powi(2))
+                    .sum();
+                let scale = 1.0 + 0.2 * rng.next();
+                springs.push(Spring {
+                    a: i as u32,
+                    b: j as u32,
+                    rest_length_sq: d2 * scale * scale + 1e-4,
+                    stiffness: 100.0 * (1.5 + rng.next()),
+                });
+            }
+        }
+    }
+    let mut ground = vec![0.0; dim];
+    ground[1] = 1.0;
+    let mut o = vec![0.0; dim];
+    o[1] = -1.0;
+    let mut slant = vec![0.0; dim];
+    slant[0] = 1.0;
+    slant[1] = 0.3;
+    let mut so = vec![0.0; dim];
+    so[0] = -3.0;
+    let mut gravity = vec![0.0; dim];
+    gravity[1] = -9.81;
+    Model {
+        dim,
+        v0: (0..n * dim).map(|_| rng.next()).collect(),
+        x0,
+        mass: (0..n).map(|_| 0.1 * (1.5 + rng.next())).collect(),
+        contact_area: (0..n).map(|_| 0.1 * (1.5 + rng.next())).collect(),
+        fixed: (0..n).map(|i| i % 7 == 3).collect(),
+        springs,
+        walls: vec![
+            PlaneWall::new(&o, &ground).unwrap(),
+            PlaneWall::new(&so, &slant).unwrap(),
+        ],
+        gravity,
+        barrier: BarrierParams {
+            kind: if barrier == "ipc" {
+                BarrierKind::Ipc
+            } else {
+                BarrierKind::Book
+            },
+            dhat,
+            kappa: 1e3,
+        },
+        solver: SolverParams {
+            dt: 0.01,
+            integrator: Integrator::ImplicitEuler,
+            tolerance: 1e-2,
+            max_newton_iterations: 50,
+            cg_tolerance: 1e-6,
+            cg_max_iterations: 2000,
+            max_line_search_halvings: 60,
+        },
+        bodies: vec![BodyInfo {
+            name: "random".into(),
+            first_node: 0,
+            nodes: n,
+            springs: 0,
+        }],
+    }
+}
+
+/// Opens the GPU backend, or: panics when `CI` is set (GPU tests never skip in CI),
+/// else prints why and returns `None` so the caller skips.
+pub fn gpu_backend(
+    model: springsim::model::Model,
+    opts: springsim::backend::gpu::GpuOptions,
+) -> Option<springsim::backend::gpu::GpuBackend> {
+    match springsim::backend::gpu::GpuBackend::with_options(model, opts) {
+        Ok(g) => {
+            eprintln!("GPU adapter: {}", g.adapter());
+            Some(g)
+        }
+        Err(e) => {
+            if std::env::var_os("CI").is_some() {
+                panic!("CI is set but the GPU backend cannot start: {e}");
+            }
+            eprintln!("skipping GPU test (no adapter): {e}");
+            None
+        }
+    }
+}
+
+/// Largest absolute entry.
+pub fn max_abs(v: &[f64]) -> f64 {
+    v.iter().fold(0.0, |m, c| m.max(c.abs()))
+}
+
+/// Largest absolute difference of two equally long vectors.
+pub fn max_diff(a: &[f64], b: &[f64]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).fold(0.0, |m, (x, y)| m.max((x - y).abs()))
+}

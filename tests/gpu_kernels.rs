@@ -1,0 +1,248 @@
+//! Every GPU kernel against its CPU twin on identical inputs (DESIGN.md §3, tier B):
+//! sizes 1, a workgroup ± 1, primes, and a dispatch forced onto a second grid
+//! dimension; reductions against f64 sums with a relative bound. Runs on lavapipe in
+//! CI; fails there if no adapter is found.
+
+mod common;
+use common::{gpu_backend, max_abs, max_diff, random_model, Rng};
+use springsim::backend::cpu::CpuBackend;
+use springsim::backend::gpu::{GpuBackend, GpuOptions};
+use springsim::backend::Backend;
+use springsim::model::Model;
+use springsim::newton::NewtonSystem;
+use springsim::wall::plane_ccd_bound;
+
+/// f32 kernels against f64 twins: relative bound on every checked quantity.
+const REL: f64 = 2e-5;
+
+struct Pair {
+    cpu: CpuBackend,
+    gpu: GpuBackend,
+    model: Model,
+}
+
+fn pair(n: usize, dim: usize, barrier: &str, opts: GpuOptions) -> Option<Pair> {
+    let model = random_model(n, dim, barrier, n as u64 * 31 + dim as u64);
+    let gpu = gpu_backend(model.clone(), opts)?;
+    let mut cpu = CpuBackend::new(model.clone());
+    let mut gpu = gpu;
+    // The same iterate and prediction on both (f32-representable values).
+    let mut rng = Rng(n as u64 + 7);
+    let x: Vec<f64> = model.x0.iter().map(|c| (*c as f32) as f64).collect();
+    let xp: Vec<f64> = x
+        .iter()
+        .map(|c| ((c + 0.01 * rng.next()) as f32) as f64)
+        .collect();
+    cpu.set_positions(&x);
+    cpu.set_prediction(&xp);
+    gpu.set_positions(&x);
+    gpu.set_prediction(&xp);
+    Some(Pair { cpu, gpu, model })
+}
+
+fn check_all(n: usize, dim: usize, barrier: &str, opts: GpuOptions) {
+    let Some(mut p) = pair(n, dim, barrier, opts) else {
+        return;
+    };
+    let label = format!(
+        "n={n} dim={dim} {barrier} max_groups_x={}",
+        opts.max_groups_x
+    );
+
+    // assemble: gradient and Jacobi diagonal.
+    let gc = p.cpu.gradient();
+    let gg = p.gpu.gradient();
+    let err = max_diff(&gc, &gg);
+    assert!(
+        err <= REL * max_abs(&gc) + 1e-7,
+        "{label}: gradient differs by {err} (scale {})",
+        max_abs(&gc)
+    );
+    let dc = p.cpu.inverse_diagonal();
+    let dg = p.gpu.inverse_diagonal();
+    for (i, (a, b)) in dc.iter().zip(&dg).enumerate() {
+        assert!(
+            (a - b).abs() <= REL * a.abs() + 1e-12,
+            "{label}: inverse diagonal {i}: cpu {a} gpu {b}"
+        );
+    }
+
+    // newton_matvec and its d·q reduction.
+    let mut rng = Rng(n as u64 * 3 + 1);
+    let u: Vec<f64> = (0..n * dim).map(|_| (rng.next() as f32) as f64).collect();
+    let hc = p.cpu.hessian_times(&u);
+    let (hg, uhu_gpu) = p.gpu.hessian_times(&u);
+    let err = max_diff(&hc, &hg);
+    assert!(
+        err <= REL * max_abs(&hc) + 1e-9,
+        "{label}: H u differs by {err} (scale {})",
+        max_abs(&hc)
+    );
+    let uhu: f64 = u.iter().zip(&hc).map(|(a, b)| a * b).sum();
+    let abs: f64 = u.iter().zip(&hc).map(|(a, b)| (a * b).abs()).sum();
+    assert!(
+        (uhu - uhu_gpu).abs() <= REL * abs + 1e-9,
+        "{label}: uᵀHu cpu {uhu} gpu {uhu_gpu}"
+    );
+
+    // energy_total: the incremental potential.
+    let ec = p.cpu.incremental_potential(
+        &p.model
+            .x0
+            .iter()
+            .map(|c| (*c as f32) as f64)
+            .collect::<Vec<_>>(),
+    );
+    let eg = p.gpu.incremental_potential();
+    assert!(
+        (ec - eg).abs() <= REL * ec.abs().max(1e-3),
+        "{label}: E cpu {ec} gpu {eg}"
+    );
+
+    // direction_stats: the stopping measure and the CCD bound, for a direction that
+    // drives the near-ground nodes towards the ground.
+    let pdir: Vec<f64> = (0..n * dim)
+        .map(|c| {
+            let v = 0.02 * rng.next() - if c % dim == 1 { 0.02 } else { 0.0 };
+            (v as f32) as f64
+        })
+        .collect();
+    p.gpu.set_direction(&pdir);
+    let (norm_g, ccd_g) = p.gpu.direction_stats();
+    let x = p.cpu.positions();
+    let mut norm_c: f64 = 0.0;
+    let mut ccd_c: f64 = 1.0;
+    for i in 0..n {
+        let pi = &pdir[i * dim..(i + 1) * dim];
+        norm_c = norm_c.max(pi.iter().map(|c| c.abs()).sum::<f64>());
+        for w in &p.model.walls {
+            ccd_c = ccd_c.min(plane_ccd_bound(
+                &w.normal,
+                w.distance(&x[i * dim..(i + 1) * dim]),
+                pi,
+            ));
+        }
+    }
+    assert!(
+        (norm_c - norm_g).abs() <= 1e-6 * norm_c,
+        "{label}: |p| cpu {norm_c} gpu {norm_g}"
+    );
+    assert!(
+        (ccd_c - ccd_g).abs() <= 1e-4 * ccd_c,
+        "{label}: CCD cpu {ccd_c} gpu {ccd_g}"
+    );
+
+    // energy_change at a few step fractions below the CCD bound, against the f64
+    // difference of two f64 energies.
+    p.gpu.energy();
+    for frac in [1.0, 0.5, 1e-3] {
+        let alpha = frac * ccd_c;
+        let xt: Vec<f64> = x.iter().zip(&pdir).map(|(a, b)| a + alpha * b).collect();
+        let de_c = p.cpu.incremental_potential(&xt) - p.cpu.incremental_potential(&x);
+        let de_g = p.gpu.energy_change(alpha);
+        assert!(
+            (de_c - de_g).abs() <= 1e-4 * de_c.abs() + 1e-6 * ec.abs() * frac,
+            "{label}: ΔE({alpha}) cpu {de_c} gpu {de_g}"
+        );
+    }
+    // A step through the ground is inadmissible on both.
+    let through: Vec<f64> = (0..n * dim)
+        .map(|c| if c % dim == 1 { -1.0 } else { 0.0 })
+        .collect();
+    p.gpu.set_direction(&through);
+    if (0..n).any(|i| !p.model.fixed[i]) {
+        assert_eq!(
+            p.gpu.energy_change(1.0),
+            f64::INFINITY,
+            "{label}: step through the ground"
+        );
+    }
+}
+
+#[test]
+fn kernels_match_cpu_twins_in_2d() {
+    for n in [1, 255, 256, 257, 1021] {
+        check_all(n, 2, "book", GpuOptions::default());
+    }
+}
+
+#[test]
+fn kernels_match_cpu_twins_in_3d() {
+    for n in [1, 257, 1031] {
+        check_all(n, 3, "ipc", GpuOptions::default());
+    }
+}
+
+#[test]
+fn kernels_match_on_a_two_dimensional_dispatch_grid() {
+    // 17 workgroups of nodes (29 of elements) laid out 3 wide: a second grid
+    // dimension and idle trailing workgroups, as beyond 65535 workgroups.
+    check_all(4099, 2, "ipc", GpuOptions { max_groups_x: 3 });
+    check_all(4099, 3, "book", GpuOptions { max_groups_x: 5 });
+}
+
+#[test]
+fn gpu_pcg_direction_matches_the_cpu_solve() {
+    for (n, dim) in [(300usize, 2usize), (500, 3)] {
+        let Some(mut p) = pair(n, dim, "book", GpuOptions::default()) else {
+            return;
+        };
+        let dc = p.cpu.compute_direction();
+        let dg = p.gpu.compute_direction();
+        assert!(
+            dc.cg_converged && dg.cg_converged,
+            "CG converged: cpu {dc:?} gpu {dg:?}"
+        );
+        let pc = p.cpu.direction().to_vec();
+        let pg = p.gpu.direction();
+        let err = max_diff(&pc, &pg);
+        assert!(
+            err <= 1e-3 * max_abs(&pc),
+            "n={n}: direction differs by {err} (scale {})",
+            max_abs(&pc)
+        );
+        assert!(
+            (dc.norm - dg.norm).abs() <= 1e-3 * dc.norm,
+            "norm cpu {} gpu {}",
+            dc.norm,
+            dg.norm
+        );
+        assert!(
+            (dg.cg_iterations as f64) <= 2.0 * dc.cg_iterations as f64 + 10.0,
+            "GPU CG took {} iterations, CPU {}",
+            dg.cg_iterations,
+            dc.cg_iterations
+        );
+    }
+}
+
+#[test]
+fn step_updates_match_for_both_integrators() {
+    for integ in [
+        springsim::model::Integrator::ImplicitEuler,
+        springsim::model::Integrator::Newmark,
+    ] {
+        let mut model = random_model(300, 3, "ipc", 5);
+        model.solver.integrator = integ;
+        let Some(gpu) = gpu_backend(model.clone(), GpuOptions::default()) else {
+            return;
+        };
+        let mut sims: Vec<Box<dyn Backend>> =
+            vec![Box::new(CpuBackend::new(model.clone())), Box::new(gpu)];
+        let mut xs = Vec::new();
+        for b in sims.iter_mut() {
+            for _ in 0..3 {
+                b.begin_step();
+                springsim::newton::solve(b.as_mut(), &model.solver).unwrap();
+                b.end_step();
+            }
+            xs.push((b.positions(), b.velocities()));
+        }
+        let (ex, ev) = (max_diff(&xs[0].0, &xs[1].0), max_diff(&xs[0].1, &xs[1].1));
+        assert!(ex < 1e-4, "{integ:?}: positions differ by {ex}");
+        assert!(
+            ev < 1e-2 * max_abs(&xs[0].1).max(1.0),
+            "{integ:?}: velocities differ by {ev}"
+        );
+    }
+}
