@@ -97,12 +97,15 @@ fn make_backend(
             .map(|b| Box::new(b) as Box<dyn Backend>)
             .map_err(|e| format!("--backend gpu: {e}")),
         BackendChoice::Auto => {
-            let why = match GpuBackend::new(scene.model.clone()) {
-                Ok(g) if !g.is_software() => return Ok(Box::new(g)),
-                Ok(g) => format!(
+            let why = match springsim::gpu::context::preferred_adapter() {
+                Ok(info) if info.device_type == wgpu::DeviceType::Cpu => format!(
                     "the only GPU adapter is a software one ({}); use --backend gpu to run on it anyway",
-                    g.adapter()
+                    springsim::gpu::context::describe(&info)
                 ),
+                Ok(_) => match GpuBackend::new(scene.model.clone()) {
+                    Ok(g) => return Ok(Box::new(g)),
+                    Err(e) => e,
+                },
                 Err(e) => e,
             };
             if !quiet {

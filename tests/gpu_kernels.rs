@@ -246,3 +246,71 @@ fn step_updates_match_for_both_integrators() {
         );
     }
 }
+
+#[test]
+fn a_million_node_square_fits_wgpu_default_limits() {
+    let s = common::scene(
+        r#"
+dimension = 2
+[solver]
+dt = 0.01
+[contact]
+dhat = 0.01
+kappa = 1e5
+[[walls]]
+type = "plane"
+point = [0.0, -1.0]
+normal = [0.0, 1.0]
+[[bodies]]
+generator = "grid"
+size = [1.0, 1.0]
+cells = [1024, 1024]
+density = 1000.0
+spring_stiffness = 2e4
+"#,
+    );
+    let n = s.model.num_nodes();
+    assert!(n > 1_000_000);
+    let Some(mut gpu) = gpu_backend(s.model.clone(), GpuOptions::default()) else {
+        return;
+    };
+    assert!(gpu.uses_default_limits(), "1M nodes need no raised limits");
+    let mut cpu = CpuBackend::new(s.model.clone());
+    for b in [&mut cpu as &mut dyn Backend, &mut gpu] {
+        b.begin_step();
+    }
+    let (gc, gg) = (cpu.gradient(), gpu.gradient());
+    let err = max_diff(&gc, &gg);
+    assert!(
+        err <= REL * max_abs(&gc),
+        "1M nodes: gradient differs by {err}"
+    );
+    let ec = cpu.energy();
+    let eg = gpu.energy();
+    // E sums to about zero here (a square at rest, centred at y = 0): bound the error
+    // by the scale of its gravity terms, Σ m |g| |y| h² ≈ 1000 kg · 9.81 · 0.25 m · 1e-4 s².
+    assert!(
+        (ec - eg).abs() <= 1e-6 * 0.25,
+        "1M nodes: E cpu {ec} gpu {eg}"
+    );
+    let d = gpu.diagnostics();
+    assert!((d.min_wall_distance - 0.5).abs() < 1e-6, "{d:?}");
+}
+
+#[test]
+fn a_scene_too_large_for_the_adapter_is_a_clear_error() {
+    use springsim::gpu::context::{GpuContext, Needs};
+    if gpu_backend(random_model(4, 2, "book", 2), GpuOptions::default()).is_none() {
+        return;
+    }
+    let err = GpuContext::new(Needs {
+        largest_buffer: 1 << 60,
+        largest_buffer_name: "springs",
+    })
+    .err()
+    .expect("an exabyte buffer cannot fit");
+    assert!(
+        err.contains("springs") && err.contains("allows at most"),
+        "{err}"
+    );
+}

@@ -186,14 +186,14 @@ impl GpuBackend {
 
         let mut walls = [[0f32; 4]; 2 * MAX_WALLS];
         for (w, wall) in model.walls.iter().enumerate() {
-            for k in 0..dim {
-                walls[2 * w][k] = wall.normal[k] as f32;
-                walls[2 * w + 1][k] = wall.origin[k] as f32;
+            for (k, (n, o)) in wall.normal.iter().zip(&wall.origin).enumerate() {
+                walls[2 * w][k] = *n as f32;
+                walls[2 * w + 1][k] = *o as f32;
             }
         }
         let mut gravity = [0f32; 4];
-        for k in 0..dim {
-            gravity[k] = model.gravity[k] as f32;
+        for (g, mg) in gravity.iter_mut().zip(&model.gravity) {
+            *g = *mg as f32;
         }
         let s = &model.solver;
         let params = Params {
@@ -360,6 +360,12 @@ impl GpuBackend {
     /// Whether the adapter is a software device on the CPU (lavapipe and the like).
     pub fn is_software(&self) -> bool {
         self.ctx.is_software()
+    }
+
+    /// Whether the device runs with wgpu's default limits (true up to about 4M nodes
+    /// in 2D; larger scenes ask for the adapter's limits).
+    pub fn uses_default_limits(&self) -> bool {
+        self.ctx.uses_default_limits()
     }
 
     /// Submissions, readbacks and CG iterations so far.
@@ -645,7 +651,7 @@ impl NewtonSystem for GpuBackend {
             );
             let (lanes, cg) = self.finish_reduction(enc, true);
             self.last_cg = cg;
-            if cg.done != 0 || submitted >= cap + 1 {
+            if cg.done != 0 || submitted > cap {
                 self.ccd = (lanes.e[2] as f64).min(1.0);
                 return Direction {
                     norm: lanes.e[3] as f64,

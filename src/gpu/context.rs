@@ -54,19 +54,31 @@ pub fn list_adapters() -> Vec<String> {
         .collect()
 }
 
+/// The adapter [`GpuContext::new`] would open, without opening a device.
+pub fn preferred_adapter() -> Result<wgpu::AdapterInfo, String> {
+    let inst = instance();
+    pollster::block_on(inst.request_adapter(&adapter_options()))
+        .map(|a| a.get_info())
+        .map_err(|e| format!("no GPU adapter found on Vulkan/Metal/DX12 ({e})"))
+}
+
+fn adapter_options() -> wgpu::RequestAdapterOptions<'static, 'static> {
+    wgpu::RequestAdapterOptions {
+        power_preference: wgpu::PowerPreference::HighPerformance,
+        force_fallback_adapter: false,
+        compatible_surface: None,
+        apply_limit_buckets: false,
+    }
+}
+
 impl GpuContext {
     /// Opens the preferred adapter (high performance) on a primary backend, with wgpu's
     /// default limits unless `needs` asks for more; then with the adapter's own limits,
     /// or an error naming the scene size and the adapter's limit.
     pub fn new(needs: Needs) -> Result<Self, String> {
         let inst = instance();
-        let adapter = pollster::block_on(inst.request_adapter(&wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            force_fallback_adapter: false,
-            compatible_surface: None,
-            apply_limit_buckets: false,
-        }))
-        .map_err(|e| format!("no GPU adapter found on Vulkan/Metal/DX12 ({e})"))?;
+        let adapter = pollster::block_on(inst.request_adapter(&adapter_options()))
+            .map_err(|e| format!("no GPU adapter found on Vulkan/Metal/DX12 ({e})"))?;
         let info = adapter.get_info();
         let defaults = wgpu::Limits::default();
         let fits = |l: &wgpu::Limits| {
@@ -109,6 +121,11 @@ impl GpuContext {
             info,
             limits,
         })
+    }
+
+    /// Whether the device was opened with wgpu's default limits.
+    pub fn uses_default_limits(&self) -> bool {
+        self.limits == wgpu::Limits::default()
     }
 
     /// Whether the adapter is a software rasteriser on the CPU (lavapipe, WARP, …).

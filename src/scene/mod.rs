@@ -22,6 +22,7 @@ pub const BUNDLED: &[(&str, &str)] = &[
     ),
     ("cloth_drop", include_str!("../../scenes/cloth_drop.toml")),
     ("square_64", include_str!("../../scenes/square_64.toml")),
+    ("square_256", include_str!("../../scenes/square_256.toml")),
 ];
 
 /// A loaded, validated scene.
