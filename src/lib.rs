@@ -13,6 +13,8 @@ pub mod newton;
 pub mod output;
 pub mod par;
 pub mod pcg;
+pub mod plot;
+pub mod restitution;
 pub mod run;
 pub mod scene;
 pub mod sim;

@@ -63,11 +63,15 @@ enum Command {
     },
     /// List the bundled scenes, one line each.
     Scenes,
+    /// Seed 000's restitution study: a particle bouncing on the IPC barrier, swept
+    /// over h, dhat, kappa, tol or v0; tables, CSV files and PNG plots.
+    Restitution(springsim::restitution::cli::RestitutionArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Restitution(args) => springsim::restitution::cli::main(args),
         Command::Scenes => {
             for (name, text) in scene::BUNDLED {
                 match scene::parse(text, &format!("bundled:{name}"), name) {
