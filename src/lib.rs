@@ -10,6 +10,7 @@ pub mod energy;
 pub mod integrator;
 pub mod model;
 pub mod newton;
+pub mod nonsmooth;
 pub mod output;
 pub mod par;
 pub mod pcg;

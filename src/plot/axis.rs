@@ -30,7 +30,7 @@ impl Axis {
             lo -= pad;
             hi += pad;
         }
-        let step = nice_step((hi - lo) / 5.0);
+        let step = nice_step((hi - lo) / 8.0);
         let lo = (lo / step).floor() * step;
         let hi = (hi / step).ceil() * step;
         let n = ((hi - lo) / step).round() as i64;
