@@ -19,4 +19,5 @@ pub mod restitution;
 pub mod run;
 pub mod scene;
 pub mod sim;
+pub mod steps_plots;
 pub mod wall;

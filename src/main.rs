@@ -66,12 +66,15 @@ enum Command {
     /// Seed 000's restitution study: a particle bouncing on the IPC barrier, swept
     /// over h, dhat, kappa, tol or v0; tables, CSV files and PNG plots.
     Restitution(springsim::restitution::cli::RestitutionArgs),
+    /// Turn a run's steps.csv into PNG plots (energies, Newton/CG iterations, minimum distance).
+    Plot(springsim::steps_plots::PlotArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Restitution(args) => springsim::restitution::cli::main(args),
+        Command::Plot(args) => springsim::steps_plots::main(args),
         Command::Scenes => {
             for (name, text) in scene::BUNDLED {
                 match scene::parse(text, &format!("bundled:{name}"), name) {

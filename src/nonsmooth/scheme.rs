@@ -5,8 +5,9 @@
 //! 1. free-flight prediction `ũ = uⁿ + Δt vⁿ + ½ Δt² aⁿ`, forward velocity `v* = vⁿ + Δt aⁿ`;
 //! 2. `aⁿ⁺¹ = g`, trapezoidal velocity `ṽ = vⁿ + ½ Δt (aⁿ + aⁿ⁺¹)`;
 //! 3. for each wall (normal n, in scene order), gap `n·(ũ − o)` and rate `n·v*`: when
-//!    both are negative the normal velocity is set to `−e n·vⁿ` by a jump along n;
-//!    the jumps add up to `w`, the impulse is `λ = m w`;
+//!    both are negative the normal component of the new velocity is set to `−e n·vⁿ`;
+//!    the jump is `w = vⁿ⁺¹ − ṽ` and the impulse `λ = m w` (reported as its normal
+//!    part, summed over the walls touched);
 //! 4. `vⁿ⁺¹ = ṽ + w`, `uⁿ⁺¹ = ũ + ½ Δt w`.
 //!
 //! Energies: `E_kin = ½ m |v|²`, `E_pot = −m g·u`, `E_mech = E_kin + E_pot`, the
@@ -186,20 +187,24 @@ impl ParticleSystem {
                 vt[k] = v[k] + 0.5 * dt * (a[k] + self.gravity[k]);
             }
             let mut vnext = vt;
-            let mut w = [0.0; 3];
             for wall in &self.walls {
                 let n = &wall.normal;
                 let gap = wall.distance(&ut[..d]);
                 let rate = crate::energy::dot(n, &vstar[..d]);
                 if gap < 0.0 && rate < 0.0 {
-                    let jump = -e * crate::energy::dot(n, v) - crate::energy::dot(n, &vnext[..d]);
+                    // Replace the normal component by −e n·vⁿ (exactly, as the seed sets v).
+                    let target = -e * crate::energy::dot(n, v);
+                    let current = crate::energy::dot(n, &vnext[..d]);
                     for k in 0..d {
-                        w[k] += jump * n[k];
-                        vnext[k] += jump * n[k];
+                        vnext[k] = vnext[k] - current * n[k] + target * n[k];
                     }
-                    self.lambda[i] += self.mass[i] * jump;
+                    self.lambda[i] += self.mass[i] * (target - current);
                     self.contact[i] = true;
                 }
+            }
+            let mut w = [0.0; 3];
+            for k in 0..d {
+                w[k] = vnext[k] - vt[k];
             }
             let m = self.mass[i];
             for k in 0..d {
