@@ -5,6 +5,7 @@
 
 use crate::plot::{Chart, Series};
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -135,7 +136,7 @@ pub fn main(args: PlotArgs) -> ExitCode {
         Ok(paths) => {
             if !args.quiet {
                 let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-                println!("wrote {}", names.join(", "));
+                let _ = writeln!(std::io::stdout().lock(), "wrote {}", names.join(", "));
             }
             ExitCode::SUCCESS
         }

@@ -4,7 +4,6 @@
 mod common;
 
 use springsim::backend::cpu::CpuBackend;
-use springsim::backend::Backend;
 use springsim::scene::{self, SceneError};
 use springsim::sim::Simulation;
 

@@ -38,9 +38,9 @@ impl Canvas {
         }
         let a = alpha.min(1.0);
         let i = (y as usize * self.width + x as usize) * 3;
-        for k in 0..3 {
-            let old = self.pixels[i + k] as f64;
-            self.pixels[i + k] = (old + (color[k] as f64 - old) * a).round() as u8;
+        for (p, c) in self.pixels[i..i + 3].iter_mut().zip(color) {
+            let old = *p as f64;
+            *p = (old + (c as f64 - old) * a).round() as u8;
         }
     }
 

@@ -195,7 +195,7 @@ impl Chart {
                 .points
                 .iter()
                 .filter(|p| self.usable(**p))
-                .map(|p| (px(p.0), py(p.1)))
+                .map(|p| (px(p.0) + 0.5, py(p.1) + 0.5))
                 .collect();
             if s.style != Style::Markers {
                 let mut last: Option<(f64, f64)> = None;
@@ -238,5 +238,58 @@ impl Chart {
     /// Renders at [`SIZE`] and writes the PNG to `path`.
     pub fn save(&self, path: &Path) -> Result<(), String> {
         self.render(SIZE.0, SIZE.1).save_png(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pixel(c: &Canvas, x: usize, y: usize) -> [u8; 3] {
+        let i = (y * c.width + x) * 3;
+        [c.pixels[i], c.pixels[i + 1], c.pixels[i + 2]]
+    }
+
+    #[test]
+    fn a_line_lands_where_its_data_says() {
+        let mut chart = Chart::new("T", "x", "y");
+        chart
+            .series
+            .push(Series::line("a", &[0.0, 10.0], &[0.0, 10.0]));
+        chart
+            .series
+            .push(Series::line("b", &[0.0, 10.0], &[8.0, 8.0]));
+        let c = chart.render(400, 300);
+        let (xa, ya) = chart.axes();
+        assert_eq!((xa.lo, xa.hi, ya.lo, ya.hi), (0.0, 10.0, 0.0, 10.0));
+        // Down the column x = 200: series b (at y = 8) first, then the diagonal a.
+        let near =
+            |p: [u8; 3], q: [u8; 3]| (0..3).map(|k| p[k].abs_diff(q[k]) as u32).sum::<u32>() < 60;
+        let colours: Vec<[u8; 3]> = (0..300).map(|y| pixel(&c, 200, y)).collect();
+        let yb_row = colours.iter().position(|p| near(*p, PALETTE[1]));
+        let ya_row = colours.iter().position(|p| near(*p, PALETTE[0]));
+        let (Some(ya_row), Some(yb_row)) = (ya_row, yb_row) else {
+            panic!("a series is missing in column 200: a {ya_row:?}, b {yb_row:?}");
+        };
+        assert!(ya_row > yb_row + 30, "a at row {ya_row}, b at row {yb_row}");
+        // The title is drawn in black near the top.
+        assert!((0..400).any(|x| (10..30).any(|y| pixel(&c, x, y) == [0, 0, 0])));
+    }
+
+    #[test]
+    fn log_axes_skip_what_they_cannot_show() {
+        let mut chart = Chart::new("log", "x", "y");
+        chart.x_log = true;
+        chart.series.push(Series::line(
+            "s",
+            &[0.0, 1.0, 10.0, 100.0, f64::NAN],
+            &[1.0, 2.0, 3.0, 4.0, 5.0],
+        ));
+        let (xa, _) = chart.axes();
+        assert_eq!((xa.lo, xa.hi), (1.0, 100.0));
+        let c = chart.render(300, 200);
+        assert_eq!(c.pixels.len(), 300 * 200 * 3);
+        // An empty chart renders too.
+        let _ = Chart::new("", "", "").render(50, 40);
     }
 }

@@ -5,6 +5,7 @@ use super::study::{
     fixed_text, run_sweep, table_text, write_plots, write_table, write_trajectories,
 };
 use super::sweep::Sweep;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -134,10 +135,14 @@ fn run(args: &RestitutionArgs) -> Result<(), (u8, String)> {
             files.extend(write_plots(&args.out, name, &fixed, &runs).map_err(|e| (1, e))?);
         }
         if !args.quiet {
-            println!("sweep {name} ({fixed}):");
-            print!("{}", table_text(sweep.param.name(), &runs));
             let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
-            println!("wrote {}\n", names.join(", "));
+            let text = format!(
+                "sweep {name} ({fixed}):\n{}wrote {}\n\n",
+                table_text(sweep.param.name(), &runs),
+                names.join(", ")
+            );
+            // A closed pipe (`| head`) is not an error of the study.
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
         }
     }
     Ok(())

@@ -95,14 +95,14 @@ pub fn table_text(name: &str, runs: &[Run]) -> String {
         };
         let _ = writeln!(
             s,
-            "{:>10} {:>8} {:>11} {:>9.4} {:>9.4} {:>11.4e} {:>13.4e} {:>8} {:>9}",
+            "{:>10} {:>8} {:>11} {:>9.4} {:>9.4} {:>11} {:>13} {:>8} {:>9}",
             fmt_g(r.value),
             r.params.scheme.to_string(),
             cor,
             m.v_in,
             m.v_out,
-            m.min_x,
-            m.contact_duration,
+            fmt_g(m.min_x),
+            fmt_g(m.contact_duration),
             m.newton_iterations,
             m.max_newton_per_step
         );
@@ -207,7 +207,7 @@ pub fn write_plots(
             .find(|(_, n)| *n == name)
             .map(|e| e.0);
         let mut chart = Chart::new(
-            format!("Coefficient of restitution against {name} ({fixed})"),
+            format!("COR vs {name} ({fixed})"),
             name,
             "COR = v_out / v_in",
         );
