@@ -15,7 +15,7 @@ pub const MAX_PLOTTED_PARTICLES: usize = 8;
 pub struct History {
     /// Times (s).
     pub t: Vec<f64>,
-    /// Per plotted particle: gap (m), vertical velocity (m/s), impulse λ, contact flag.
+    /// Gap to the nearest wall (m) per plotted particle.
     pub gap: Vec<Vec<f64>>,
     /// Vertical velocity (the last coordinate axis in 1D, y otherwise) per plotted particle.
     pub v: Vec<Vec<f64>>,
