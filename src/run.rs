@@ -23,9 +23,14 @@ pub struct RunOptions {
 }
 
 /// Runs `scene` on `backend` and writes `steps.csv`, `summary.json` and the chosen
-/// extras into `opts.out_dir`. On a simulation failure the files written so far stay,
+/// extras into `opts.out_dir` (a scene with `contact.model = "nonsmooth"` runs
+/// [`crate::nonsmooth::run::run`] instead and writes its outputs). On a simulation failure the files written so far stay,
 /// the summary says `failed`, and the error is returned.
 pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Result<Summary, String> {
+    if scene.nonsmooth.is_some() {
+        // Seed 002's nonsmooth model steps particles itself; no Newton backend is involved.
+        return crate::nonsmooth::run::run(scene, opts);
+    }
     let model = &scene.model;
     let dim = model.dim;
     std::fs::create_dir_all(&opts.out_dir)

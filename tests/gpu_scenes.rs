@@ -71,3 +71,10 @@ fn cloth_drop_gpu_follows_the_cpu() {
         assert!(d < 1e-4, "cloth drop: GPU and CPU {d} m apart");
     }
 }
+
+#[test]
+fn particle_scene_gpu_follows_the_cpu() {
+    if let Some(d) = side_by_side("balls_3d", 200) {
+        assert!(d < 1e-3, "balls: GPU and CPU {d} m apart");
+    }
+}

@@ -5,6 +5,7 @@
 pub mod error;
 pub mod format;
 pub mod generators;
+mod particles;
 
 use crate::energy::barrier::{BarrierKind, BarrierParams};
 use crate::model::{BodyInfo, Model, SolverParams, Spring};
@@ -23,6 +24,8 @@ pub const BUNDLED: &[(&str, &str)] = &[
     ("cloth_drop", include_str!("../../scenes/cloth_drop.toml")),
     ("square_64", include_str!("../../scenes/square_64.toml")),
     ("square_256", include_str!("../../scenes/square_256.toml")),
+    ("ball_bounce", include_str!("../../scenes/ball_bounce.toml")),
+    ("balls_3d", include_str!("../../scenes/balls_3d.toml")),
 ];
 
 /// A loaded, validated scene.
@@ -38,6 +41,10 @@ pub struct Scene {
     pub model: Model,
     /// Steps to run when the command line does not say (from `[run]`).
     pub default_steps: Option<u64>,
+    /// Seed 002's nonsmooth contact model, when `contact.model = "nonsmooth"`.
+    pub nonsmooth: Option<crate::nonsmooth::NonsmoothParams>,
+    /// The particles' common radius (m); the walls of `model` are already moved by it.
+    pub particle_radius: f64,
 }
 
 /// Loads a scene from a path, or from a bundled scene name when no such file exists.
@@ -183,18 +190,48 @@ impl Builder<'_> {
                 g
             }
         };
-        let barrier = BarrierParams {
-            kind: raw.contact.barrier.unwrap_or(BarrierKind::Book),
-            dhat: self.positive("contact.dhat", raw.contact.dhat)?,
-            kappa: self.positive("contact.kappa", raw.contact.kappa)?,
+        let nonsmooth = self.nonsmooth_params(&raw.contact)?;
+        let barrier = match nonsmooth {
+            Some(_) => BarrierParams {
+                kind: BarrierKind::Book,
+                dhat: 0.0,
+                kappa: 0.0,
+            },
+            None => BarrierParams {
+                kind: raw.contact.barrier.unwrap_or(BarrierKind::Book),
+                dhat: self.positive(
+                    "contact.dhat",
+                    self.required(
+                        "contact",
+                        "dhat",
+                        raw.contact.dhat,
+                        "the barrier contact model",
+                    )?,
+                )?,
+                kappa: self.positive(
+                    "contact.kappa",
+                    self.required(
+                        "contact",
+                        "kappa",
+                        raw.contact.kappa,
+                        "the barrier contact model",
+                    )?,
+                )?,
+            },
         };
+        let particle_radius = self.particle_radius(&raw.bodies, nonsmooth.is_some())?;
         let mut walls = Vec::new();
         for (i, w) in raw.walls.iter().enumerate() {
             let point = self.vector(&format!("walls.{i}.point"), &w.point, dim)?;
             let normal = self.vector(&format!("walls.{i}.normal"), &w.normal, dim)?;
-            walls.push(PlaneWall::new(&point, &normal).ok_or_else(|| {
+            let mut wall = PlaneWall::new(&point, &normal).ok_or_else(|| {
                 self.err(&format!("walls.{i}.normal"), "must not be the zero vector")
-            })?);
+            })?;
+            // Contact acts on the distance minus the particles' radius.
+            for (o, n) in wall.origin.iter_mut().zip(&wall.normal) {
+                *o += particle_radius * n;
+            }
+            walls.push(wall);
         }
         if raw.bodies.is_empty() {
             return Err(self.err("bodies", "a scene needs at least one body"));
@@ -243,6 +280,8 @@ impl Builder<'_> {
             source: self.file.to_string(),
             model,
             default_steps,
+            nonsmooth,
+            particle_radius,
         })
     }
 
@@ -253,7 +292,20 @@ impl Builder<'_> {
             Generator::Grid => (2, 2),
             Generator::Lattice => (3, 3),
             Generator::Cloth => (3, 2),
+            Generator::Particle => return self.add_particle(model, bi, b),
         };
+        let what = format!("{:?} bodies", b.generator).to_lowercase();
+        let body = format!("bodies.{bi}");
+        for (key, given) in [("mass", b.mass.is_some()), ("radius", b.radius.is_some())] {
+            if given {
+                return Err(self.err(
+                    &p(key),
+                    format!("only particle bodies take a {key}; {what} take a density"),
+                ));
+            }
+        }
+        let b_size = self.required(&body, "size", b.size.as_ref(), &what)?;
+        let b_cells = self.required(&body, "cells", b.cells.as_ref(), &what)?;
         if gen_dim != dim {
             return Err(self.err(
                 &p("generator"),
@@ -264,18 +316,18 @@ impl Builder<'_> {
                 .to_lowercase(),
             ));
         }
-        let size = self.vector(&p("size"), &b.size, extents)?;
+        let size = self.vector(&p("size"), b_size, extents)?;
         for (k, s) in size.iter().enumerate() {
             self.positive(&format!("{}.{k}", p("size")), *s)?;
         }
-        if b.cells.len() != extents {
+        if b_cells.len() != extents {
             return Err(self.err(
                 &p("cells"),
-                format!("must have {extents} components, got {}", b.cells.len()),
+                format!("must have {extents} components, got {}", b_cells.len()),
             ));
         }
         let mut cells = [0usize; 3];
-        for (k, c) in b.cells.iter().enumerate() {
+        for (k, c) in b_cells.iter().enumerate() {
             if *c == 0 || *c > 1 << 20 {
                 return Err(self.err(
                     &format!("{}.{k}", p("cells")),
@@ -288,13 +340,19 @@ impl Builder<'_> {
             Some(c) => self.vector(&p("center"), c, dim)?,
             None => vec![0.0; dim],
         };
-        let density = self.positive(&p("density"), b.density)?;
-        let stiffness = self.positive(&p("spring_stiffness"), b.spring_stiffness)?;
+        let density = self.positive(
+            &p("density"),
+            self.required(&body, "density", b.density, &what)?,
+        )?;
+        let stiffness = self.positive(
+            &p("spring_stiffness"),
+            self.required(&body, "spring_stiffness", b.spring_stiffness, &what)?,
+        )?;
         let velocity = match &b.velocity {
             Some(v) => self.vector(&p("velocity"), v, dim)?,
             None => vec![0.0; dim],
         };
-        let nodes_est: u128 = b.cells.iter().map(|c| *c as u128 + 1).product();
+        let nodes_est: u128 = b_cells.iter().map(|c| *c as u128 + 1).product();
         if nodes_est > 1 << 28 {
             return Err(self.err(
                 &p("cells"),
@@ -321,6 +379,7 @@ impl Builder<'_> {
                 [center[0], center[1], center[2]],
                 b.bending,
             ),
+            Generator::Particle => unreachable!("particle bodies are built by add_particle"),
         };
         let n = mesh.num_nodes();
         let area = match &b.contact_area {

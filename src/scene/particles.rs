@@ -1,0 +1,214 @@
+//! Particle bodies (single nodes: balls with a mass and an optional radius) and the
+//! contact-model keys of `[contact]`: the parts of scene building that particles add.
+//!
+//! A particle's radius r is honoured by moving every wall by r along its normal, so
+//! the barrier (or the nonsmooth gap) sees the distance of the ball's surface, not of
+//! its centre. Walls are shared, so every particle of a scene has the same radius, and
+//! a scene with meshes has radius 0.
+
+use super::format::{BodySection, ContactModel, ContactSection, Generator};
+use super::{Builder, SceneError};
+use crate::model::{BodyInfo, Model};
+use crate::nonsmooth::NonsmoothParams;
+
+impl Builder<'_> {
+    /// `value`, or the error "missing field `key` (required by `by`)" at `section`.
+    pub(super) fn required<T>(
+        &self,
+        section: &str,
+        key: &str,
+        value: Option<T>,
+        by: &str,
+    ) -> Result<T, SceneError> {
+        value.ok_or_else(|| self.err(section, format!("missing field `{key}` (required by {by})")))
+    }
+
+    /// The nonsmooth model's parameters, `None` for the barrier model; rejects keys
+    /// that the chosen model does not use.
+    pub(super) fn nonsmooth_params(
+        &self,
+        c: &ContactSection,
+    ) -> Result<Option<NonsmoothParams>, SceneError> {
+        match c.model {
+            ContactModel::Barrier => {
+                if c.restitution.is_some() {
+                    return Err(self.err(
+                        "contact.restitution",
+                        "only the nonsmooth contact model (contact.model = \"nonsmooth\") takes a restitution coefficient",
+                    ));
+                }
+                Ok(None)
+            }
+            ContactModel::Nonsmooth => {
+                for (key, given) in [
+                    ("dhat", c.dhat.is_some()),
+                    ("kappa", c.kappa.is_some()),
+                    ("barrier", c.barrier.is_some()),
+                ] {
+                    if given {
+                        return Err(self.err(
+                            &format!("contact.{key}"),
+                            "the nonsmooth contact model has no barrier; remove this key",
+                        ));
+                    }
+                }
+                let e = self.required(
+                    "contact",
+                    "restitution",
+                    c.restitution,
+                    "the nonsmooth contact model",
+                )?;
+                if !(0.0..=1.0).contains(&e) {
+                    return Err(self.err(
+                        "contact.restitution",
+                        format!("must be between 0 and 1, got {e}"),
+                    ));
+                }
+                Ok(Some(NonsmoothParams { restitution: e }))
+            }
+        }
+    }
+
+    /// The common particle radius (m) of `bodies`; checks that the nonsmooth model
+    /// only meets particles and that radii agree.
+    pub(super) fn particle_radius(
+        &self,
+        bodies: &[BodySection],
+        nonsmooth: bool,
+    ) -> Result<f64, SceneError> {
+        let mut radius: Option<(usize, f64)> = None;
+        let mut mesh = None;
+        for (bi, b) in bodies.iter().enumerate() {
+            if b.generator != Generator::Particle {
+                if nonsmooth {
+                    return Err(self.err(
+                        "contact.model",
+                        format!(
+                            "nonsmooth contact needs a scene of particles only, but bodies[{bi}] is a {:?} body with springs",
+                            b.generator
+                        )
+                        .to_lowercase(),
+                    ));
+                }
+                mesh.get_or_insert(bi);
+                continue;
+            }
+            let path = format!("bodies.{bi}.radius");
+            let r = match b.radius {
+                None => 0.0,
+                Some(r) if r.is_finite() && r >= 0.0 => r,
+                Some(r) => {
+                    return Err(self.err(&path, format!("must be a finite number ≥ 0, got {r}")))
+                }
+            };
+            match radius {
+                None => radius = Some((bi, r)),
+                Some((first, r0)) if r0 != r => {
+                    return Err(self.err(
+                        &path,
+                        format!(
+                            "every particle of a scene has the same radius (walls are moved by it), but bodies[{first}] has {r0} and this one {r}"
+                        ),
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        let r = radius.map_or(0.0, |(_, r)| r);
+        if let (Some(mi), true) = (mesh, r > 0.0) {
+            let bi = radius.map_or(0, |(bi, _)| bi);
+            return Err(self.err(
+                &format!("bodies.{bi}.radius"),
+                format!("particles with a radius cannot share a scene with meshes (bodies[{mi}]): walls are moved by the radius"),
+            ));
+        }
+        Ok(r)
+    }
+
+    /// Adds a particle body: one node with the body's mass.
+    pub(super) fn add_particle(
+        &self,
+        model: &mut Model,
+        bi: usize,
+        b: &BodySection,
+    ) -> Result<(), SceneError> {
+        let dim = model.dim;
+        let p = |f: &str| format!("bodies.{bi}.{f}");
+        for (key, given) in [
+            ("size", b.size.is_some()),
+            ("cells", b.cells.is_some()),
+            ("density", b.density.is_some()),
+            ("spring_stiffness", b.spring_stiffness.is_some()),
+            ("bending", b.bending),
+        ] {
+            if given {
+                return Err(self.err(
+                    &p(key),
+                    "particle bodies are single nodes and take no such key (they take mass, radius, center, velocity)",
+                ));
+            }
+        }
+        let mass = self.positive(
+            &p("mass"),
+            self.required(&format!("bodies.{bi}"), "mass", b.mass, "particle bodies")?,
+        )?;
+        let x = match &b.center {
+            Some(c) => self.vector(&p("center"), c, dim)?,
+            None => vec![0.0; dim],
+        };
+        let v = match &b.velocity {
+            Some(v) => self.vector(&p("velocity"), v, dim)?,
+            None => vec![0.0; dim],
+        };
+        let area = match &b.contact_area {
+            None => 1.0,
+            Some(toml::Value::String(s)) if s == "boundary" => 1.0,
+            Some(a) => match a.as_float().or_else(|| a.as_integer().map(|i| i as f64)) {
+                Some(a) => self.positive(&p("contact_area"), a)?,
+                None => {
+                    return Err(self.err(
+                        &p("contact_area"),
+                        format!("must be \"boundary\" or a positive number, got {a}"),
+                    ))
+                }
+            },
+        };
+        let mut fixed = false;
+        for (k, &f) in b.fixed.iter().enumerate() {
+            if f != 0 {
+                return Err(self.err(
+                    &format!("{}.{k}", p("fixed")),
+                    format!("node index {f} is out of range: a particle has the single node 0"),
+                ));
+            }
+            fixed = true;
+        }
+        for (wi, w) in model.walls.iter().enumerate() {
+            let d = w.distance(&x);
+            if d <= model.barrier.dhat {
+                let limit = if model.barrier.dhat > 0.0 {
+                    format!("not beyond contact.dhat = {}", model.barrier.dhat)
+                } else {
+                    "not in front of it".to_string()
+                };
+                return Err(self.err(
+                    &p("center"),
+                    format!("the particle's surface starts at distance {d:.6} m from walls[{wi}], which is {limit}; move it away from the wall"),
+                ));
+            }
+        }
+        let first = model.num_nodes();
+        model.x0.extend_from_slice(&x);
+        model.v0.extend_from_slice(&v);
+        model.mass.push(mass);
+        model.contact_area.push(area);
+        model.fixed.push(fixed);
+        model.bodies.push(BodyInfo {
+            name: b.name.clone().unwrap_or_else(|| format!("body{bi}")),
+            first_node: first,
+            nodes: 1,
+            springs: 0,
+        });
+        Ok(())
+    }
+}

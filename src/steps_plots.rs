@@ -1,0 +1,148 @@
+//! `springsim plot DIR`: turns a run's `steps.csv` into PNG plots in the same folder:
+//! `energies.png` (kinetic, gravity, elastic, barrier and total energy),
+//! `iterations.png` (Newton iterations per step), `cg_iterations.png` (CG iterations
+//! per step) and `min_distance.png` (smallest distance to a wall).
+
+use crate::plot::{Chart, Series};
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `springsim plot`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct PlotArgs {
+    /// A run's output folder (holding steps.csv).
+    pub dir: PathBuf,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Numeric columns of a CSV file, by header name.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Columns {
+    /// Column name → values, one per data row.
+    pub data: HashMap<String, Vec<f64>>,
+    /// Data rows read.
+    pub rows: usize,
+}
+
+impl Columns {
+    /// The column `name`, or an error naming the file and the column.
+    pub fn get(&self, path: &Path, name: &str) -> Result<&[f64], String> {
+        self.data
+            .get(name)
+            .map(|v| v.as_slice())
+            .ok_or_else(|| format!("{}: no column `{name}`", path.display()))
+    }
+}
+
+/// Reads a comma-separated file with a header line; every field must be a number
+/// (`NaN` and `inf` included). Errors name the file, the line and the column.
+pub fn read_csv(path: &Path) -> Result<Columns, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut lines = text.lines();
+    let header: Vec<String> = lines
+        .next()
+        .ok_or_else(|| format!("{}: the file is empty", path.display()))?
+        .split(',')
+        .map(|h| h.trim().to_string())
+        .collect();
+    let mut cols: Vec<Vec<f64>> = vec![Vec::new(); header.len()];
+    let mut rows = 0;
+    for (i, line) in lines.enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split(',').collect();
+        if fields.len() != header.len() {
+            return Err(format!(
+                "{}:{}: {} fields where the header has {}",
+                path.display(),
+                i + 2,
+                fields.len(),
+                header.len()
+            ));
+        }
+        for (k, f) in fields.iter().enumerate() {
+            let v = f.trim().parse::<f64>().map_err(|_| {
+                format!(
+                    "{}:{}: column `{}`: `{f}` is not a number",
+                    path.display(),
+                    i + 2,
+                    header[k]
+                )
+            })?;
+            cols[k].push(v);
+        }
+        rows += 1;
+    }
+    Ok(Columns {
+        data: header.into_iter().zip(cols).collect(),
+        rows,
+    })
+}
+
+/// Draws the plots of `dir/steps.csv` into `dir`; returns their paths.
+pub fn plot_steps(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let path = dir.join("steps.csv");
+    let c = read_csv(&path)?;
+    if c.rows == 0 {
+        return Err(format!("{}: no steps to plot", path.display()));
+    }
+    let t = c.get(&path, "time")?;
+    // The scene's name from summary.json where there is one, else the folder's.
+    let name = std::fs::read_to_string(dir.join("summary.json"))
+        .ok()
+        .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+        .and_then(|v| v.get("scene")?.as_str().map(str::to_string))
+        .or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "run".into());
+    let mut charts = Vec::new();
+    let mut e = Chart::new(format!("{name}: energies"), "t (s)", "energy (J)");
+    for col in ["kinetic", "gravity", "elastic", "barrier", "total"] {
+        e.series.push(Series::line(col, t, c.get(&path, col)?));
+    }
+    charts.push(("energies", e));
+    for (file, col, what) in [
+        ("iterations", "newton_iterations", "Newton iterations"),
+        ("cg_iterations", "cg_iterations", "CG iterations"),
+    ] {
+        let mut ch = Chart::new(format!("{name}: {what} per step"), "t (s)", what);
+        ch.series.push(Series::line("", t, c.get(&path, col)?));
+        charts.push((file, ch));
+    }
+    let mut d = Chart::new(
+        format!("{name}: smallest distance to a wall"),
+        "t (s)",
+        "distance (m)",
+    );
+    d.series
+        .push(Series::line("", t, c.get(&path, "min_wall_distance")?));
+    charts.push(("min_distance", d));
+    let mut paths = Vec::new();
+    for (file, chart) in charts {
+        let p = dir.join(format!("{file}.png"));
+        chart.save(&p)?;
+        paths.push(p);
+    }
+    Ok(paths)
+}
+
+/// Runs the command; an error goes to stderr with exit status 1.
+pub fn main(args: PlotArgs) -> ExitCode {
+    match plot_steps(&args.dir) {
+        Ok(paths) => {
+            if !args.quiet {
+                let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+                let _ = writeln!(std::io::stdout().lock(), "wrote {}", names.join(", "));
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! The `restitution` and `plot` commands end to end: files written, PNGs that decode,
+//! tables printed, and bad input answered with a named error and a non-zero status.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn springsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_springsim"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("springsim_{name}_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// Decodes a PNG and returns (width, height, number of distinct colours seen).
+fn png_info(path: &Path) -> (u32, u32, usize) {
+    let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = dec.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let mut colours: Vec<&[u8]> = buf[..info.buffer_size()].chunks(3).collect();
+    colours.sort_unstable();
+    colours.dedup();
+    (info.width, info.height, colours.len())
+}
+
+#[test]
+fn restitution_sweep_prints_its_table_and_writes_csv_and_png() {
+    let dir = temp("restitution");
+    let out = springsim(&[
+        "restitution",
+        "--sweep",
+        "kappa=10,100,1000",
+        "--sweep",
+        "dhat=0.1,0.01",
+        "--integrator",
+        "both",
+        "--duration",
+        "2",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("sweep kappa"), "{stdout}");
+    assert!(stdout.contains("sweep dhat"), "{stdout}");
+    // Seed 000's default (κ = 100, Euler) COR, in the printed table.
+    assert!(stdout.contains("0.01346"), "{stdout}");
+    for name in ["kappa", "dhat"] {
+        let table = std::fs::read_to_string(dir.join(format!("{name}_table.csv"))).unwrap();
+        assert!(
+            table.starts_with(&format!("{name},integrator,cor,")),
+            "{table}"
+        );
+        assert_eq!(table.lines().count(), if name == "kappa" { 7 } else { 5 });
+        let traj = std::fs::read_to_string(dir.join(format!("{name}_trajectories.csv"))).unwrap();
+        assert!(traj.starts_with(&format!("{name},integrator,step,t,x,v\n")));
+        for plot in ["height", "velocity", "cor"] {
+            let (w, h, colours) = png_info(&dir.join(format!("{name}_{plot}.png")));
+            assert_eq!((w, h), (960, 560));
+            assert!(colours > 10, "{name}_{plot}.png is nearly blank");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn restitution_rejects_bad_arguments_by_name() {
+    let cases: [(&[&str], &str); 4] = [
+        (&["--sweep", "kapa=1,2"], "unknown parameter `kapa`"),
+        (&["--sweep", "dhat=0.1,-1"], "dhat must be a positive"),
+        (&["--sweep", "kappa=1,x"], "`x` is not a finite number"),
+        (&["--h", "0"], "--h must be a positive"),
+    ];
+    for (args, message) in cases {
+        let dir = temp("restitution_bad");
+        let mut all = vec!["restitution", "--out", dir.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let out = springsim(&all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(!dir.exists(), "nothing is written for bad arguments");
+    }
+}
+
+#[test]
+fn plot_turns_steps_csv_into_pngs() {
+    let dir = temp("plot");
+    let run = springsim(&[
+        "run",
+        "ball_bounce",
+        "--steps",
+        "300",
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for f in [
+        "gap",
+        "velocity",
+        "lambda",
+        "energy_balance",
+        "energy_variation",
+    ] {
+        assert!(png_info(&dir.join(format!("{f}.png"))).2 > 10, "{f}.png");
+    }
+    let out = springsim(&["plot", dir.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for f in ["energies", "iterations", "cg_iterations", "min_distance"] {
+        let (w, _, colours) = png_info(&dir.join(format!("{f}.png")));
+        assert_eq!(w, 960);
+        assert!(colours > 10, "{f}.png is nearly blank");
+    }
+    // A damaged steps.csv is reported with its line and column.
+    let steps = dir.join("steps.csv");
+    let text = std::fs::read_to_string(&steps).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    lines[3] = {
+        let mut f: Vec<&str> = lines[3].split(',').collect();
+        f[11] = "abc";
+        f.join(",")
+    };
+    std::fs::write(&steps, lines.join("\n")).unwrap();
+    let out = springsim(&["plot", dir.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr.contains("steps.csv:4: column `kinetic`"), "{stderr}");
+    let missing = springsim(&["plot", dir.join("nope").to_str().unwrap()]);
+    assert_eq!(missing.status.code(), Some(1));
+    let _ = std::fs::remove_dir_all(&dir);
+}
