@@ -181,6 +181,10 @@ impl GpuBackend {
             largest_buffer_name,
         })
         .map_err(|e| format!("{e} ({n} nodes, {ns} springs)"))?;
+        // Turn device errors during setup (a kernel the driver rejects, a buffer it
+        // cannot allocate) into an error message instead of wgpu's panic.
+        let oom_scope = ctx.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation_scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let pipes = Pipelines::new(&ctx.device)?;
         let dev = &ctx.device;
 
@@ -328,6 +332,18 @@ impl GpuBackend {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
+        if let Some(e) = pollster::block_on(validation_scope.pop()) {
+            return Err(format!(
+                "{} rejected the scene's kernels or buffers: {e}",
+                describe(&ctx.info)
+            ));
+        }
+        if let Some(e) = pollster::block_on(oom_scope.pop()) {
+            return Err(format!(
+                "{} ran out of memory for the scene ({n} nodes, {ns} springs): {e}",
+                describe(&ctx.info)
+            ));
+        }
         Ok(Self {
             model,
             ctx,
@@ -583,16 +599,18 @@ impl GpuBackend {
         (l.e[3] as f64, (l.e[2] as f64).min(1.0))
     }
 
-    /// CG iterations to submit before the next check: about the last solve's count.
-    fn batch_size(&self, first: bool) -> u32 {
-        let last = self.last_cg.iterations;
+    /// CG iterations to submit before the next check: first about the last solve's
+    /// count, then half of what was submitted so far (geometric growth keeps the number
+    /// of checks logarithmic when the estimate is poor, the overshoot under 50 %).
+    fn batch_size(&self, submitted: u64) -> u32 {
         let cap = self.model.solver.cg_max_iterations.max(1);
-        let b = if first {
+        let b = if submitted == 0 {
+            let last = self.last_cg.iterations;
             last + last / 8 + 4
         } else {
-            (last / 4).max(8)
+            ((submitted / 2) as u32).max(8)
         };
-        b.clamp(4, 256).min(cap)
+        b.clamp(4, 1024).min(cap)
     }
 }
 
@@ -631,12 +649,10 @@ impl NewtonSystem for GpuBackend {
                 ("cg_start_scalars", Span::Single),
             ],
         );
-        let mut first = true;
         let cap = self.model.solver.cg_max_iterations as u64;
         let mut submitted = 0u64;
         loop {
-            let batch = self.batch_size(first);
-            first = false;
+            let batch = self.batch_size(submitted);
             for _ in 0..batch {
                 self.record(&mut enc, &CG_ITERATION);
             }
