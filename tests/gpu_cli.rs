@@ -1,0 +1,120 @@
+//! The GPU-facing commands end to end: `devices`, `run --backend gpu`, `compare`.
+
+mod common;
+use std::process::Command;
+
+fn springsim(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_springsim"))
+        .args(args)
+        .output()
+        .expect("run springsim")
+}
+
+fn have_gpu() -> bool {
+    common::gpu_backend(common::random_model(4, 2, "book", 3), Default::default()).is_some()
+}
+
+#[test]
+fn devices_lists_the_adapter() {
+    if !have_gpu() {
+        return;
+    }
+    let out = springsim(&["devices"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.contains("Vulkan") || l.contains("Metal") || l.contains("Dx12")),
+        "{text}"
+    );
+}
+
+#[test]
+fn gpu_run_names_its_adapter_and_counts_its_traffic() {
+    if !have_gpu() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("springsim-gpu-run-{}", std::process::id()));
+    let out = springsim(&[
+        "run",
+        "square_drop",
+        "--backend",
+        "gpu",
+        "--steps",
+        "40",
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["backend"], "gpu");
+    assert!(s["device"].as_str().unwrap().contains("f32"));
+    let newton = s["newton_iterations"].as_u64().unwrap();
+    let subs = s["device_submissions"].as_u64().unwrap();
+    let reads = s["device_readbacks"].as_u64().unwrap();
+    assert!(newton >= 40, "{s}");
+    // Per Newton iteration: one CG check (usually) and one line-search read; per step
+    // two more reads (energy at the start, diagnostics at the end).
+    assert!(
+        reads <= 3 * newton + 2 * 40 + 10,
+        "{reads} reads for {newton} Newton iterations"
+    );
+    assert!(
+        subs >= reads && subs <= 5 * newton + 4 * 40 + 10,
+        "{subs} submissions"
+    );
+    assert!(s["device_memory_bytes"].as_u64().unwrap() > 0);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn compare_reports_close_trajectories() {
+    if !have_gpu() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("springsim-compare-{}", std::process::id()));
+    let out = springsim(&[
+        "compare",
+        "scenes/square_drop.toml",
+        "--steps",
+        "60",
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("compare.json")).unwrap()).unwrap();
+    assert_eq!(r["steps"], 60);
+    let max = r["max_position_difference"].as_f64().unwrap();
+    let rms = r["rms_position_difference"].as_f64().unwrap();
+    assert!(max < 5e-5 && rms <= max && rms >= 0.0, "{r}");
+    assert_eq!(r["cpu"]["backend"], "cpu");
+    assert_eq!(r["gpu"]["backend"], "gpu");
+    let (nc, ng) = (
+        r["cpu"]["newton_iterations"].as_i64().unwrap(),
+        r["gpu"]["newton_iterations"].as_i64().unwrap(),
+    );
+    assert!((nc - ng).abs() <= 2, "Newton iterations cpu {nc} gpu {ng}");
+    assert!(r["wall_clock_ratio"].as_f64().unwrap() > 0.0);
+    let csv = std::fs::read_to_string(dir.join("compare_steps.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 61);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn nonsmooth_scenes_refuse_the_gpu() {
+    let out = springsim(&["run", "ball_bounce", "--backend", "gpu", "--quiet"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nonsmooth"));
+}
