@@ -170,6 +170,16 @@ fn spring_other(s: Spring, i: u32) -> u32 {
     return select(s.a, s.b, s.a == i);
 }
 
+var<workgroup> wg_cg_done: u32;
+
+// Whether the CG solve has ended, as a workgroup-uniform value: kernels of a CG
+// iteration call it first and return at once, so the iterations a batch runs past
+// convergence cost almost nothing. Every thread of the workgroup must call it.
+fn cg_finished(lid: u32) -> bool {
+    if (lid == 0u) { wg_cg_done = cg.done; }
+    return workgroupUniformLoad(&wg_cg_done) != 0u;
+}
+
 // Second pass of a reduction: one workgroup folds `count` partials.
 fn reduce_partials(lid: u32, count: u32) -> Lanes {
     var mine = lanes_zero();

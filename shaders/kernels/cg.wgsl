@@ -2,7 +2,8 @@
 // (no host round trip inside an iteration). One iteration is
 // newton_matvec → cg_alpha → cg_update → cg_beta → cg_direction. Once `cg.done`
 // is set, α = 0 and every further iteration leaves p unchanged, so the host may
-// submit iterations in batches and read `cg` only between batches.
+// submit iterations in batches and read `cg` only between batches; the mat-vec and
+// update kernels return at once when `cg.done` is set, so overshooting costs little.
 // Twin of src/pcg.rs.
 // #import state.wgsl
 
@@ -62,6 +63,7 @@ fn cg_alpha(@builtin(local_invocation_index) lid: u32) {
 // p += α d, r −= α q, z = M⁻¹ r; partial sums of r·z and r·r.
 @compute @workgroup_size(256)
 fn cg_update(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    if (cg_finished(lid)) { return; }
     let i = thread_index(wid, nwg, lid);
     var mine = lanes_zero();
     if (i < P.n_nodes) {

@@ -30,6 +30,7 @@ fn apply_newton_matrix(i: u32) -> vec3<real> {
 
 @compute @workgroup_size(256)
 fn newton_matvec(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    if (cg_finished(lid)) { return; }
     let i = thread_index(wid, nwg, lid);
     var mine = lanes_zero();
     if (i < P.n_nodes) {

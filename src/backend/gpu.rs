@@ -9,7 +9,7 @@ use crate::backend::cpu::CpuBackend;
 use crate::energy::barrier::BarrierKind;
 use crate::gpu::context::{describe, GpuContext, Needs};
 use crate::gpu::layout::{
-    CgState, GpuSpring, Lanes, NodeInfo, Params, LS_ALPHA_OFFSET, MAX_WALLS, WORKGROUP,
+    CgState, GpuSpring, Lanes, NodeInfo, Params, DONE_OFFSET, LS_ALPHA_OFFSET, MAX_WALLS, WORKGROUP,
 };
 use crate::gpu::pipelines::Pipelines;
 use crate::model::{Integrator, Model};
@@ -115,6 +115,11 @@ pub struct GpuBackend {
     pending_energy: Option<f64>,
     ccd: f64,
     last_cg: CgState,
+    /// CG iterations of the k-th direction solve of the previous step(s), the first
+    /// batch size of the k-th solve of the next step.
+    cg_history: Vec<u32>,
+    /// Direction solves so far in this step.
+    solve_index: usize,
     counters: GpuCounters,
 }
 
@@ -359,6 +364,8 @@ impl GpuBackend {
             pending_energy: None,
             ccd: 1.0,
             last_cg: CgState::default(),
+            cg_history: Vec::new(),
+            solve_index: 0,
             counters: GpuCounters::default(),
         })
     }
@@ -573,6 +580,12 @@ impl GpuBackend {
     /// from the kernel's own two-pass reduction.
     pub fn hessian_times(&mut self, u: &[f64]) -> (Vec<f64>, f64) {
         self.write_vector(bind::D, u);
+        // The mat-vec kernel idles once a CG solve is done: open it again.
+        self.ctx.queue.write_buffer(
+            &self.buffers[bind::CG],
+            DONE_OFFSET,
+            bytemuck::bytes_of(&0u32),
+        );
         let mut enc = self.encoder();
         self.record(
             &mut enc,
@@ -599,13 +612,17 @@ impl GpuBackend {
         (l.e[3] as f64, (l.e[2] as f64).min(1.0))
     }
 
-    /// CG iterations to submit before the next check: first about the last solve's
-    /// count, then half of what was submitted so far (geometric growth keeps the number
+    /// CG iterations to submit before the next check: first about the count of the
+    /// same solve (by its index within the step) in the previous step, then half of what was submitted so far (geometric growth keeps the number
     /// of checks logarithmic when the estimate is poor, the overshoot under 50 %).
     fn batch_size(&self, submitted: u64) -> u32 {
         let cap = self.model.solver.cg_max_iterations.max(1);
         let b = if submitted == 0 {
-            let last = self.last_cg.iterations;
+            let last = self
+                .cg_history
+                .get(self.solve_index)
+                .copied()
+                .unwrap_or(self.last_cg.iterations);
             last + last / 8 + 4
         } else {
             ((submitted / 2) as u32).max(8)
@@ -668,6 +685,11 @@ impl NewtonSystem for GpuBackend {
             let (lanes, cg) = self.finish_reduction(enc, true);
             self.last_cg = cg;
             if cg.done != 0 || submitted > cap {
+                if self.cg_history.len() <= self.solve_index {
+                    self.cg_history.resize(self.solve_index + 1, cg.iterations);
+                }
+                self.cg_history[self.solve_index] = cg.iterations;
+                self.solve_index += 1;
                 self.ccd = (lanes.e[2] as f64).min(1.0);
                 return Direction {
                     norm: lanes.e[3] as f64,
@@ -727,6 +749,7 @@ impl Backend for GpuBackend {
     }
 
     fn begin_step(&mut self) {
+        self.solve_index = 0;
         self.pending_energy = None;
         self.last_trial = None;
         let mut enc = self.encoder();

@@ -108,6 +108,9 @@ pub struct CgState {
 /// Byte offset of `ls_alpha` in [`CgState`].
 pub const LS_ALPHA_OFFSET: u64 = 24;
 
+/// Byte offset of `done` in [`CgState`].
+pub const DONE_OFFSET: u64 = 32;
+
 /// Reduction lanes (`Lanes`): four sums, then (sum, sum, min, max).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
