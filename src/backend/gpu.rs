@@ -114,6 +114,8 @@ pub struct GpuBackend {
     last_trial: Option<(f64, f64)>,
     pending_energy: Option<f64>,
     ccd: f64,
+    /// (α, ΔE) of the first line-search trial, evaluated with the direction.
+    speculative_trial: Option<(f64, f64)>,
     last_cg: CgState,
     /// CG iterations of the k-th direction solve of the previous step(s), the first
     /// batch size of the k-th solve of the next step.
@@ -125,7 +127,8 @@ pub struct GpuBackend {
 
 const STAGING_BYTES: u64 = 256;
 const STAGE_RESULTS: u64 = 0;
-const STAGE_CG: u64 = 32;
+const STAGE_TRIAL: u64 = 32;
+const STAGE_CG: u64 = 64;
 
 fn dims(groups: u32, max_x: u32) -> (u32, u32) {
     let groups = groups.max(1);
@@ -303,7 +306,7 @@ impl GpuBackend {
                     mapped_at_creation: false,
                 }),
                 bind::CG => init(name, bytemuck::bytes_of(&CgState::default()), storage),
-                bind::RESULTS => init(name, &[0u8; 32], storage),
+                bind::RESULTS => init(name, &[0u8; 64], storage),
                 _ => init(name, bytemuck::cast_slice(&zeros), storage),
             };
             buffers.push(buf);
@@ -363,6 +366,7 @@ impl GpuBackend {
             last_trial: None,
             pending_energy: None,
             ccd: 1.0,
+            speculative_trial: None,
             last_cg: CgState::default(),
             cg_history: Vec::new(),
             solve_index: 0,
@@ -467,13 +471,8 @@ impl GpuBackend {
         out
     }
 
-    /// Submits `enc` after copying results[0] (and optionally the CG state) to staging,
-    /// then reads them back.
-    fn finish_reduction(
-        &mut self,
-        mut enc: wgpu::CommandEncoder,
-        with_cg: bool,
-    ) -> (Lanes, CgState) {
+    /// Submits `enc` after copying results[0] to staging, then reads it back.
+    fn finish_reduction(&mut self, mut enc: wgpu::CommandEncoder) -> Lanes {
         enc.copy_buffer_to_buffer(
             &self.buffers[bind::RESULTS],
             0,
@@ -481,18 +480,30 @@ impl GpuBackend {
             STAGE_RESULTS,
             32,
         );
-        if with_cg {
-            enc.copy_buffer_to_buffer(&self.buffers[bind::CG], 0, &self.staging, STAGE_CG, 48);
-        }
         self.submit(enc);
-        let bytes = self.read_bytes(Staging::Small, if with_cg { STAGE_CG + 48 } else { 32 });
-        let lanes: Lanes = bytemuck::pod_read_unaligned(&bytes[0..32]);
-        let cg = if with_cg {
-            bytemuck::pod_read_unaligned(&bytes[STAGE_CG as usize..STAGE_CG as usize + 48])
-        } else {
-            CgState::default()
-        };
-        (lanes, cg)
+        let bytes = self.read_bytes(Staging::Small, 32);
+        bytemuck::pod_read_unaligned(&bytes[0..32])
+    }
+
+    /// Submits `enc` after copying both result slots and the CG state to staging, then
+    /// reads them back: (direction stats, first line-search trial, CG state).
+    fn finish_direction(&mut self, mut enc: wgpu::CommandEncoder) -> (Lanes, Lanes, CgState) {
+        enc.copy_buffer_to_buffer(
+            &self.buffers[bind::RESULTS],
+            0,
+            &self.staging,
+            STAGE_RESULTS,
+            64,
+        );
+        enc.copy_buffer_to_buffer(&self.buffers[bind::CG], 0, &self.staging, STAGE_CG, 48);
+        self.submit(enc);
+        let bytes = self.read_bytes(Staging::Small, STAGE_CG + 48);
+        let at = |o: u64, len: usize| &bytes[o as usize..o as usize + len];
+        (
+            bytemuck::pod_read_unaligned(at(STAGE_RESULTS, 32)),
+            bytemuck::pod_read_unaligned(at(STAGE_TRIAL, 32)),
+            bytemuck::pod_read_unaligned(at(STAGE_CG, 48)),
+        )
     }
 
     fn read_vector(&mut self, b: usize) -> Vec<f64> {
@@ -527,7 +538,7 @@ impl GpuBackend {
                 ("reduce_elements", Span::Single),
             ],
         );
-        self.finish_reduction(enc, false).0
+        self.finish_reduction(enc)
     }
 
     /// Overwrites the current iterate (m); for tests that probe the kernels.
@@ -542,6 +553,7 @@ impl GpuBackend {
 
     /// Overwrites the Newton direction p (m); for tests of the CCD bound and ΔE.
     pub fn set_direction(&mut self, p: &[f64]) {
+        self.speculative_trial = None;
         self.write_vector(bind::P, p);
     }
 
@@ -594,7 +606,7 @@ impl GpuBackend {
                 ("reduce_nodes", Span::Single),
             ],
         );
-        let (l, _) = self.finish_reduction(enc, false);
+        let l = self.finish_reduction(enc);
         (self.read_vector(bind::Q), l.s[0] as f64)
     }
 
@@ -608,7 +620,7 @@ impl GpuBackend {
                 ("reduce_nodes", Span::Single),
             ],
         );
-        let (l, _) = self.finish_reduction(enc, false);
+        let l = self.finish_reduction(enc);
         (l.e[3] as f64, (l.e[2] as f64).min(1.0))
     }
 
@@ -628,6 +640,15 @@ impl GpuBackend {
             ((submitted / 2) as u32).max(8)
         };
         b.clamp(4, 1024).min(cap)
+    }
+}
+
+/// ΔE of an energy_change reduction; `+∞` where the trial point is inadmissible.
+fn trial_change(l: &Lanes) -> f64 {
+    if l.e[3] > 0.0 {
+        f64::INFINITY
+    } else {
+        l.s[0] as f64
     }
 }
 
@@ -675,14 +696,19 @@ impl NewtonSystem for GpuBackend {
             }
             submitted += batch as u64;
             self.counters.cg_iterations_submitted += batch as u64;
+            // The direction's stopping measure and CCD bound, and speculatively the
+            // first line-search trial at α = min(1, CCD bound).
             self.record(
                 &mut enc,
                 &[
                     ("direction_stats", Span::Nodes),
                     ("reduce_nodes", Span::Single),
+                    ("line_search_start", Span::Single),
+                    ("energy_change", Span::Elements),
+                    ("reduce_trial", Span::Single),
                 ],
             );
-            let (lanes, cg) = self.finish_reduction(enc, true);
+            let (lanes, trial, cg) = self.finish_direction(enc);
             self.last_cg = cg;
             if cg.done != 0 || submitted > cap {
                 if self.cg_history.len() <= self.solve_index {
@@ -691,6 +717,7 @@ impl NewtonSystem for GpuBackend {
                 self.cg_history[self.solve_index] = cg.iterations;
                 self.solve_index += 1;
                 self.ccd = (lanes.e[2] as f64).min(1.0);
+                self.speculative_trial = Some((self.ccd, trial_change(&trial)));
                 return Direction {
                     norm: lanes.e[3] as f64,
                     cg_iterations: cg.iterations,
@@ -706,6 +733,12 @@ impl NewtonSystem for GpuBackend {
     }
 
     fn energy_change(&mut self, alpha: f64) -> f64 {
+        if let Some((a, de)) = self.speculative_trial.take() {
+            if a == alpha {
+                self.last_trial = Some((alpha, de));
+                return de;
+            }
+        }
         self.set_step_alpha(alpha);
         let mut enc = self.encoder();
         self.record(
@@ -715,17 +748,13 @@ impl NewtonSystem for GpuBackend {
                 ("reduce_elements", Span::Single),
             ],
         );
-        let (l, _) = self.finish_reduction(enc, false);
-        let de = if l.e[3] > 0.0 {
-            f64::INFINITY
-        } else {
-            l.s[0] as f64
-        };
+        let de = trial_change(&self.finish_reduction(enc));
         self.last_trial = Some((alpha, de));
         de
     }
 
     fn advance(&mut self, alpha: f64) {
+        self.speculative_trial = None;
         self.set_step_alpha(alpha);
         let mut enc = self.encoder();
         self.record(&mut enc, &[("advance", Span::Nodes)]);
@@ -750,6 +779,7 @@ impl Backend for GpuBackend {
 
     fn begin_step(&mut self) {
         self.solve_index = 0;
+        self.speculative_trial = None;
         self.pending_energy = None;
         self.last_trial = None;
         let mut enc = self.encoder();

@@ -53,6 +53,10 @@ pub const SOURCES: &[(&str, &str)] = &[
         "kernels/reduce_final.wgsl",
         include_str!("../../shaders/kernels/reduce_final.wgsl"),
     ),
+    (
+        "kernels/line_search.wgsl",
+        include_str!("../../shaders/kernels/line_search.wgsl"),
+    ),
 ];
 
 /// The kernel files (each a complete module once composed) and their entry points.
@@ -76,6 +80,10 @@ pub const KERNELS: &[(&str, &[&str])] = &[
     (
         "kernels/reduce_final.wgsl",
         &["reduce_nodes", "reduce_elements"],
+    ),
+    (
+        "kernels/line_search.wgsl",
+        &["line_search_start", "reduce_trial"],
     ),
 ];
 
