@@ -122,6 +122,13 @@ fn make_backend(
 }
 
 fn main() -> ExitCode {
+    // Die quietly when stdout is a closed pipe (`springsim scenes | head`), as Unix
+    // tools do, instead of panicking on the failed write.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of one signal before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     match cli.command {
         Command::Restitution(args) => springsim::restitution::cli::main(args),
