@@ -314,3 +314,60 @@ fn a_scene_too_large_for_the_adapter_is_a_clear_error() {
         "{err}"
     );
 }
+
+#[test]
+fn more_than_65535_workgroups_per_dispatch() {
+    // 16.8M free particles: 65 538 workgroups of 256 nodes, so every per-node kernel
+    // runs on a two-dimensional grid for real, and the node vectors (134 MB each)
+    // exceed wgpu's default 128 MiB binding limit, so the adapter's limits are asked for.
+    let n = 65_536 * 256 + 300;
+    let mut model = random_model(4, 2, "book", 11);
+    model.springs.clear();
+    model.x0 = (0..n)
+        .flat_map(|i| {
+            let y = if i % 1000 == 7 {
+                -1.0 + 0.01
+            } else {
+                -0.5 + (i % 97) as f64 * 1e-3
+            };
+            [(i % 1013) as f64 * 1e-3, y]
+        })
+        .collect();
+    model.v0 = vec![0.0; 2 * n];
+    model.mass = vec![0.5; n];
+    model.contact_area = vec![0.1; n];
+    model.fixed = vec![false; n];
+    model.bodies[0].nodes = n;
+    let Some(mut gpu) = gpu_backend(model.clone(), GpuOptions::default()) else {
+        return;
+    };
+    assert!(!gpu.uses_default_limits());
+    let cpu = CpuBackend::new(model.clone());
+    // A direction pushing every 1000th node (those 0.01 m above the ground) down.
+    let p: Vec<f64> = (0..2 * n)
+        .map(|c| {
+            if c % 2 == 1 && (c / 2) % 1000 == 7 {
+                -0.02
+            } else {
+                1e-4
+            }
+        })
+        .collect();
+    gpu.set_direction(&p);
+    let (norm, ccd) = gpu.direction_stats();
+    assert!((norm - 0.0201).abs() < 1e-7, "norm {norm}");
+    assert!((ccd - 0.45).abs() < 1e-5, "CCD bound {ccd}");
+    let ec = cpu.incremental_potential(&model.x0);
+    let eg = gpu.incremental_potential();
+    assert!((ec - eg).abs() <= 1e-4 * ec.abs(), "E cpu {ec} gpu {eg}");
+    let gg = gpu.gradient();
+    // Gravity and inertia only away from the ground; check the last nodes, which
+    // only the second grid row of workgroups reaches.
+    for i in n - 300..n {
+        assert!(
+            (gg[2 * i + 1] - 0.5 * 9.81 * 1e-4).abs() < 1e-8 || i % 1000 == 7,
+            "node {i}: {}",
+            gg[2 * i + 1]
+        );
+    }
+}
