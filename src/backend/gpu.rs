@@ -113,6 +113,8 @@ pub struct GpuBackend {
     current_energy: f64,
     last_trial: Option<(f64, f64)>,
     pending_energy: Option<f64>,
+    /// Recorded work not yet submitted (see [`Self::defer`]).
+    deferred: Option<wgpu::CommandEncoder>,
     ccd: f64,
     /// (α, ΔE) of the first line-search trial, evaluated with the direction.
     speculative_trial: Option<(f64, f64)>,
@@ -365,6 +367,7 @@ impl GpuBackend {
             current_energy: 0.0,
             last_trial: None,
             pending_energy: None,
+            deferred: None,
             ccd: 1.0,
             speculative_trial: None,
             last_cg: CgState::default(),
@@ -429,10 +432,28 @@ impl GpuBackend {
         }
     }
 
-    fn encoder(&self) -> wgpu::CommandEncoder {
-        self.ctx
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
+    /// The encoder to record into: the deferred one when work is waiting, else a new one.
+    fn encoder(&mut self) -> wgpu::CommandEncoder {
+        self.deferred.take().unwrap_or_else(|| {
+            self.ctx
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
+        })
+    }
+
+    /// Records `kernels` for later: they go out with the next submission (work whose
+    /// result no decision waits for: step start and end, the Newton update).
+    fn defer(&mut self, kernels: &[(&str, Span)]) {
+        let mut enc = self.encoder();
+        self.record(&mut enc, kernels);
+        self.deferred = Some(enc);
+    }
+
+    /// Submits deferred work now; needed before a host write that it must not see.
+    fn flush_deferred(&mut self) {
+        if let Some(enc) = self.deferred.take() {
+            self.submit(enc);
+        }
     }
 
     fn submit(&mut self, enc: wgpu::CommandEncoder) {
@@ -441,6 +462,9 @@ impl GpuBackend {
     }
 
     fn set_step_alpha(&mut self, alpha: f64) {
+        // queue.write_buffer lands before the next submission: deferred kernels that
+        // read the old α must go first.
+        self.flush_deferred();
         self.ctx.queue.write_buffer(
             &self.buffers[bind::CG],
             LS_ALPHA_OFFSET,
@@ -522,6 +546,7 @@ impl GpuBackend {
     }
 
     fn write_vector(&mut self, b: usize, data: &[f64]) {
+        self.flush_deferred();
         assert_eq!(data.len(), self.model.num_nodes() * self.model.dim);
         let v: Vec<f32> = data.iter().map(|c| *c as f32).collect();
         self.ctx
@@ -593,6 +618,7 @@ impl GpuBackend {
     pub fn hessian_times(&mut self, u: &[f64]) -> (Vec<f64>, f64) {
         self.write_vector(bind::D, u);
         // The mat-vec kernel idles once a CG solve is done: open it again.
+        self.flush_deferred();
         self.ctx.queue.write_buffer(
             &self.buffers[bind::CG],
             DONE_OFFSET,
@@ -756,9 +782,7 @@ impl NewtonSystem for GpuBackend {
     fn advance(&mut self, alpha: f64) {
         self.speculative_trial = None;
         self.set_step_alpha(alpha);
-        let mut enc = self.encoder();
-        self.record(&mut enc, &[("advance", Span::Nodes)]);
-        self.submit(enc);
+        self.defer(&[("advance", Span::Nodes)]);
         // The driver has just evaluated E(x + αp) − E(x) for this α: keep E
         // consistent with the accepted differences instead of re-summing it.
         self.pending_energy = match self.last_trial.take() {
@@ -782,15 +806,11 @@ impl Backend for GpuBackend {
         self.speculative_trial = None;
         self.pending_energy = None;
         self.last_trial = None;
-        let mut enc = self.encoder();
-        self.record(&mut enc, &[("step_begin", Span::Nodes)]);
-        self.submit(enc);
+        self.defer(&[("step_begin", Span::Nodes)]);
     }
 
     fn end_step(&mut self) {
-        let mut enc = self.encoder();
-        self.record(&mut enc, &[("step_end", Span::Nodes)]);
-        self.submit(enc);
+        self.defer(&[("step_end", Span::Nodes)]);
     }
 
     fn counters(&self) -> DeviceCounters {
