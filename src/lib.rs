@@ -9,6 +9,7 @@ pub mod backend;
 pub mod compare;
 pub mod energy;
 pub mod gpu;
+pub mod implicit;
 pub mod integrator;
 pub mod model;
 pub mod newton;

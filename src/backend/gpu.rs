@@ -181,7 +181,10 @@ impl GpuBackend {
             largest_buffer_name,
         })
         .map_err(|e| format!("{e} ({n} nodes, {ns} springs)"))?;
-        let pipes = Pipelines::new(&ctx.device)?;
+        let pipes = Pipelines::with_generated(
+            &ctx.device,
+            &crate::implicit::wgsl::generate(&model.implicit_walls),
+        )?;
         let dev = &ctx.device;
 
         let mut walls = [[0f32; 4]; 2 * MAX_WALLS];
