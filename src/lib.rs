@@ -18,6 +18,7 @@ pub mod output;
 pub mod par;
 pub mod pcg;
 pub mod plot;
+pub mod render;
 pub mod restitution;
 pub mod run;
 pub mod scene;
