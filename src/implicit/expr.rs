@@ -85,15 +85,15 @@ impl fmt::Display for ParseError {
 /// Shorthand constructors used by the shapes.
 impl Expr {
     /// `a + b`.
-    pub fn add(a: Expr, b: Expr) -> Expr {
+    pub fn plus(a: Expr, b: Expr) -> Expr {
         Expr::Add(Box::new(a), Box::new(b))
     }
     /// `a − b`.
-    pub fn sub(a: Expr, b: Expr) -> Expr {
+    pub fn minus(a: Expr, b: Expr) -> Expr {
         Expr::Sub(Box::new(a), Box::new(b))
     }
     /// `a · b`.
-    pub fn mul(a: Expr, b: Expr) -> Expr {
+    pub fn times(a: Expr, b: Expr) -> Expr {
         Expr::Mul(Box::new(a), Box::new(b))
     }
     /// `a^n`.
@@ -244,11 +244,11 @@ impl Parser {
             match self.peek().0 {
                 Tok::Op('+') => {
                     self.next();
-                    a = Expr::add(a, self.product()?);
+                    a = Expr::plus(a, self.product()?);
                 }
                 Tok::Op('-') => {
                     self.next();
-                    a = Expr::sub(a, self.product()?);
+                    a = Expr::minus(a, self.product()?);
                 }
                 _ => return Ok(a),
             }
@@ -261,7 +261,7 @@ impl Parser {
             match self.peek().0 {
                 Tok::Op('*') => {
                     self.next();
-                    a = Expr::mul(a, self.unary()?);
+                    a = Expr::times(a, self.unary()?);
                 }
                 Tok::Op('/') => {
                     self.next();

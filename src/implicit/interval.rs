@@ -57,9 +57,7 @@ fn powi(a: Interval, n: i32) -> Interval {
     }
     let (l, _, _) = powi3(a.lo, n);
     let (h, _, _) = powi3(a.hi, n);
-    if n % 2 == 1 {
-        widen(l, h, EXACT * n as f64)
-    } else if a.lo >= 0.0 {
+    if n % 2 == 1 || a.lo >= 0.0 {
         widen(l, h, EXACT * n as f64)
     } else if a.hi <= 0.0 {
         widen(h, l, EXACT * n as f64)
@@ -77,7 +75,7 @@ fn recip(b: Interval) -> Interval {
 
 /// `cos` over `[lo, hi]`: the extreme values at the ends or at multiples of π inside.
 fn cos_range(a: Interval) -> Interval {
-    if !(a.hi - a.lo < 2.0 * PI) {
+    if a.hi - a.lo >= 2.0 * PI || (a.hi - a.lo).is_nan() {
         return Interval { lo: -1.0, hi: 1.0 };
     }
     let (cl, ch) = (a.lo.cos(), a.hi.cos());

@@ -37,18 +37,18 @@ pub enum Shape {
 }
 
 fn shifted(k: usize, center: &[f64]) -> Expr {
-    Expr::sub(Expr::Var(k), Expr::Const(center[k]))
+    Expr::minus(Expr::Var(k), Expr::Const(center[k]))
 }
 
 fn sum(terms: impl Iterator<Item = Expr>) -> Expr {
-    terms.reduce(Expr::add).unwrap_or(Expr::Const(0.0))
+    terms.reduce(Expr::plus).unwrap_or(Expr::Const(0.0))
 }
 
 /// `W` of `shape` centred at `center` (`dim` = `center.len()` coordinates).
 pub fn shape_expr(shape: &Shape, center: &[f64]) -> Expr {
     let dim = center.len();
     match shape {
-        Shape::Ball(r) => Expr::sub(
+        Shape::Ball(r) => Expr::minus(
             Expr::Const(*r),
             Expr::call(
                 Func::Sqrt,
@@ -58,8 +58,8 @@ pub fn shape_expr(shape: &Shape, center: &[f64]) -> Expr {
         Shape::Box(h) => (0..dim)
             .flat_map(|k| {
                 [
-                    Expr::sub(Expr::Const(h[k]), shifted(k, center)),
-                    Expr::add(Expr::Const(h[k]), shifted(k, center)),
+                    Expr::minus(Expr::Const(h[k]), shifted(k, center)),
+                    Expr::plus(Expr::Const(h[k]), shifted(k, center)),
                 ]
             })
             .reduce(Expr::min)
@@ -73,21 +73,21 @@ pub fn shape_expr(shape: &Shape, center: &[f64]) -> Expr {
                         shifted(k, center)
                     }
                 }));
-                Expr::mul(
+                Expr::times(
                     Expr::Const(1.0 / (dim as f64).sqrt()),
-                    Expr::sub(Expr::Const(*r), face),
+                    Expr::minus(Expr::Const(*r), face),
                 )
             })
             .reduce(Expr::min)
             .unwrap_or(Expr::Const(0.0)),
         Shape::Ellipsoid(a) => {
             let amin = a.iter().copied().fold(f64::INFINITY, f64::min);
-            Expr::mul(
+            Expr::times(
                 Expr::Const(amin / 2.0),
-                Expr::sub(
+                Expr::minus(
                     Expr::Const(1.0),
                     sum((0..dim).map(|k| {
-                        Expr::powi(Expr::mul(Expr::Const(1.0 / a[k]), shifted(k, center)), 2)
+                        Expr::powi(Expr::times(Expr::Const(1.0 / a[k]), shifted(k, center)), 2)
                     })),
                 ),
             )
@@ -97,7 +97,7 @@ pub fn shape_expr(shape: &Shape, center: &[f64]) -> Expr {
             let term = |k: usize| {
                 let u = Expr::call(
                     Func::Abs,
-                    Expr::mul(Expr::Const(1.0 / a[k]), shifted(k, center)),
+                    Expr::times(Expr::Const(1.0 / a[k]), shifted(k, center)),
                 );
                 if *n == n.round() {
                     Expr::powi(u, *n as i32)
@@ -105,26 +105,26 @@ pub fn shape_expr(shape: &Shape, center: &[f64]) -> Expr {
                     Expr::PowC(Box::new(u), *n)
                 }
             };
-            Expr::mul(
+            Expr::times(
                 Expr::Const(amin / n),
-                Expr::sub(Expr::Const(1.0), sum((0..dim).map(term))),
+                Expr::minus(Expr::Const(1.0), sum((0..dim).map(term))),
             )
         }
         Shape::Sextic(r) => {
-            let u = Expr::mul(Expr::Const(1.0 / r), shifted(0, center));
-            let v = Expr::mul(Expr::Const(1.0 / r), shifted(1, center));
-            let rho = Expr::sub(
-                Expr::add(Expr::powi(u.clone(), 2), Expr::powi(v.clone(), 2)),
+            let u = Expr::times(Expr::Const(1.0 / r), shifted(0, center));
+            let v = Expr::times(Expr::Const(1.0 / r), shifted(1, center));
+            let rho = Expr::minus(
+                Expr::plus(Expr::powi(u.clone(), 2), Expr::powi(v.clone(), 2)),
                 Expr::Const(1.0),
             );
-            let g = Expr::add(
+            let g = Expr::plus(
                 Expr::powi(rho, 3),
-                Expr::mul(
+                Expr::times(
                     Expr::Const(27.0),
-                    Expr::mul(Expr::powi(u, 2), Expr::powi(v, 2)),
+                    Expr::times(Expr::powi(u, 2), Expr::powi(v, 2)),
                 ),
             );
-            Expr::mul(Expr::Const(-r / 5.0625), g)
+            Expr::times(Expr::Const(-r / 5.0625), g)
         }
     }
 }

@@ -88,7 +88,7 @@ fn segment_clear(e: &Expr, x: &[f64], p: &[f64], alpha: f64, floor: f64) -> bool
 /// `t ∈ [0, α]`; 0 when `W(x) ≤ 0` or no α > 2⁻⁴⁰ is found.
 pub fn implicit_ccd_bound(e: &Expr, x: &[f64], p: &[f64]) -> f64 {
     let w0 = eval(e, x);
-    if !(w0 > 0.0) {
+    if w0.is_nan() || w0 <= 0.0 {
         return 0.0;
     }
     let floor = (1.0 - CCD_SAFETY) * w0;

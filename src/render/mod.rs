@@ -128,10 +128,13 @@ impl View {
 
 /// Every wall as a function of a 3-vector point (m, positive inside), radius added
 /// back so that the drawn line is the wall itself.
-fn wall_functions(s: &Scene) -> Vec<Box<dyn Fn(&[f64]) -> f64 + '_>> {
+/// A wall as a function of a point (m), positive inside.
+type WallFn<'a> = Box<dyn Fn(&[f64]) -> f64 + 'a>;
+
+fn wall_functions(s: &Scene) -> Vec<WallFn<'_>> {
     let dim = s.model.dim;
     let r = s.particle_radius;
-    let mut out: Vec<Box<dyn Fn(&[f64]) -> f64 + '_>> = Vec::new();
+    let mut out: Vec<WallFn<'_>> = Vec::new();
     for w in &s.model.walls {
         out.push(Box::new(move |p: &[f64]| w.distance(&p[..dim]) + r));
     }

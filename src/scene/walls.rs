@@ -108,7 +108,7 @@ impl Builder<'_> {
             .enumerate()
             .map(|(k, e)| ImplicitWall {
                 expr: if radius > 0.0 {
-                    Expr::sub(e, Expr::Const(radius))
+                    Expr::minus(e, Expr::Const(radius))
                 } else {
                     e
                 },
@@ -204,7 +204,7 @@ impl Builder<'_> {
             for (bi, body) in model.bodies.iter().enumerate() {
                 for i in body.first_node..body.first_node + body.nodes {
                     let d = w.distance(&model.x0[i * dim..(i + 1) * dim]);
-                    if !(d > model.barrier.dhat) {
+                    if d.is_nan() || d <= model.barrier.dhat {
                         return Err(self.err(
                             &format!("bodies.{bi}.center"),
                             format!(
