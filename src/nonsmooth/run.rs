@@ -163,7 +163,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
         dimension: d,
         nodes: model.num_nodes(),
         springs: 0,
-        walls: model.walls.len(),
+        walls: model.walls.len() + model.implicit_walls.len(),
         steps: 0,
         dt: model.solver.dt,
         simulated_time: 0.0,
