@@ -395,3 +395,80 @@ fn impulse_model_keeps_each_balls_energy_within_the_bound() {
         assert!(deepest > -1e-3, "{name}: overlap {deepest}");
     }
 }
+
+#[test]
+fn bad_implicit_wall_keys_name_the_field() {
+    let base = |wall: &str| {
+        format!(
+            r#"
+dimension = 2
+[solver]
+dt = 0.01
+[contact]
+dhat = 0.01
+kappa = 1e3
+[[walls]]
+type = "implicit"
+{wall}
+[[bodies]]
+generator = "particle"
+mass = 1.0
+"#
+        )
+    };
+    for (wall, field, reason) in [
+        (
+            "shape = \"blob\"\nradius = 1.0",
+            "walls[0].shape",
+            "unknown shape",
+        ),
+        (
+            "shape = \"sphere\"\nradius = 1.0",
+            "walls[0].shape",
+            "3D shape",
+        ),
+        ("shape = \"circle\"", "walls[0]", "missing field `radius`"),
+        (
+            "shape = \"circle\"\nradius = -1.0",
+            "walls[0].radius",
+            "positive",
+        ),
+        (
+            "shape = \"box\"\nhalf_extents = [1.0]",
+            "walls[0].half_extents",
+            "2 components",
+        ),
+        (
+            "shape = \"superellipse\"\nsemi_axes = [1.0, 1.0]\nexponent = 0.5",
+            "walls[0].exponent",
+            "≥ 1",
+        ),
+        (
+            "expression = \"1 - x^2\"\ninside = \"up\"",
+            "walls[0].inside",
+            "positive",
+        ),
+        (
+            "shape = \"circle\"\nradius = 2.0\nexpression = \"1\"",
+            "walls[0].expression",
+            "not both",
+        ),
+        (
+            "shape = \"circle\"\nradius = 2.0\nnormal = [0.0, 1.0]",
+            "walls[0].normal",
+            "not a point and normal",
+        ),
+        ("", "walls[0]", "missing field `shape` or `expression`"),
+    ] {
+        let e = scene::parse(&base(wall), "w.toml", "w")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(field) && e.contains(reason), "{wall}: {e}");
+    }
+    let plane = base("").replace(
+        "type = \"implicit\"",
+        "type = \"plane\"\nshape = \"circle\"",
+    );
+    let e = scene::parse(&plane, "w.toml", "w").unwrap_err().to_string();
+    assert!(e.contains("walls[0].shape"), "{e}");
+}
