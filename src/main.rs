@@ -86,6 +86,8 @@ enum Command {
     Restitution(springsim::restitution::cli::RestitutionArgs),
     /// Turn a run's steps.csv into PNG plots (energies, Newton/CG iterations, minimum distance).
     Plot(springsim::steps_plots::PlotArgs),
+    /// Turn a run's trajectory.csv into animation.gif and PNG stills (walls, springs, balls).
+    Render(springsim::render::RenderArgs),
 }
 
 /// Opens the chosen backend. `auto` takes a hardware GPU when there is one and
@@ -133,6 +135,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Restitution(args) => springsim::restitution::cli::main(args),
         Command::Plot(args) => springsim::steps_plots::main(args),
+        Command::Render(args) => springsim::render::main(args),
         Command::Scenes => {
             for (name, text) in scene::BUNDLED {
                 match scene::parse(text, &format!("bundled:{name}"), name) {

@@ -90,6 +90,8 @@ pub struct Model {
     pub springs: Vec<Spring>,
     /// Plane walls.
     pub walls: Vec<PlaneWall>,
+    /// Implicit walls `W(x) ≥ 0` (seed 004), after the plane walls.
+    pub implicit_walls: Vec<crate::implicit::ImplicitWall>,
     /// Gravity (m/s²), `dim` components.
     pub gravity: Vec<f64>,
     /// Barrier function and its parameters.

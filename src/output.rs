@@ -167,7 +167,7 @@ pub struct Summary {
     pub nodes: usize,
     /// Spring count.
     pub springs: usize,
-    /// Wall count.
+    /// Wall count: plane walls plus implicit walls (after splitting top-level `min`s).
     pub walls: usize,
     /// Steps completed.
     pub steps: u64,

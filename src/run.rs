@@ -77,7 +77,7 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
         dimension: dim,
         nodes: model.num_nodes(),
         springs: model.springs.len(),
-        walls: model.walls.len(),
+        walls: model.walls.len() + model.implicit_walls.len(),
         steps: 0,
         dt: model.solver.dt,
         simulated_time: 0.0,

@@ -5,6 +5,7 @@
 // #import energy/spring.wgsl
 // #import energy/barrier.wgsl
 // #import wall.wgsl
+// #import implicit/wall.wgsl
 
 @compute @workgroup_size(256)
 fn assemble(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -24,6 +25,15 @@ fn assemble(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
         let dist = plane_distance(n, wall_origin(w), xi);
         grad += barrier_gradient(P.barrier_kind, P.kappa, P.dhat, info.area, dist) * n;
         diag += barrier_hessian(P.barrier_kind, P.kappa, P.dhat, info.area, dist) * n * n;
+    }
+    // implicit walls: gradient b′(d) ∇W, Gauss–Newton block b″(d) ∇W ∇Wᵀ (d = W)
+    for (var w = 0u; w < N_IMPLICIT_WALLS; w++) {
+        let dist = implicit_wall_value(w, xi);
+        if (dist > 0.0 && dist < P.dhat) {
+            let gw = implicit_wall_gradient(w, xi);
+            grad += barrier_gradient(P.barrier_kind, P.kappa, P.dhat, info.area, dist) * gw;
+            diag += barrier_hessian(P.barrier_kind, P.kappa, P.dhat, info.area, dist) * gw * gw;
+        }
     }
     for (var e = adjacency[i]; e < adjacency[i + 1u]; e++) {
         let s = springs[adjacency[e]];

@@ -2,6 +2,7 @@
 // the CCD step bound over every wall (min lane), as workgroup partials.
 // #import state.wgsl
 // #import wall.wgsl
+// #import implicit/wall.wgsl
 
 @compute @workgroup_size(256)
 fn direction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -14,6 +15,9 @@ fn direction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
         for (var w = 0u; w < P.n_walls; w++) {
             let n = wall_normal(w);
             bound = min(bound, plane_ccd_bound(n, plane_distance(n, wall_origin(w), xi), pi));
+        }
+        for (var w = 0u; w < N_IMPLICIT_WALLS; w++) {
+            bound = min(bound, implicit_ccd_bound(w, xi, pi));
         }
         let a = abs(pi);
         mine.e.z = bound;

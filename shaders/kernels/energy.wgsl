@@ -9,6 +9,7 @@
 // #import energy/barrier.wgsl
 // #import energy/inertia.wgsl
 // #import wall.wgsl
+// #import implicit/wall.wgsl
 
 @compute @workgroup_size(256)
 fn energy_total(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -24,6 +25,11 @@ fn energy_total(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
         for (var w = 0u; w < P.n_walls; w++) {
             let n = wall_normal(w);
             let dist = plane_distance(n, wall_origin(w), xi);
+            dmin = min(dmin, dist);
+            bar += barrier_value(P.barrier_kind, P.kappa, P.dhat, info.area, dist);
+        }
+        for (var w = 0u; w < N_IMPLICIT_WALLS; w++) {
+            let dist = implicit_wall_value(w, xi);
             dmin = min(dmin, dist);
             bar += barrier_value(P.barrier_kind, P.kappa, P.dhat, info.area, dist);
         }
@@ -62,6 +68,15 @@ fn energy_change(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
                 mine.e.w = 1.0;
             } else {
                 de += barrier_value_change(P.barrier_kind, P.kappa, P.dhat, info.area, dist, dd);
+            }
+        }
+        for (var w = 0u; w < N_IMPLICIT_WALLS; w++) {
+            let dist = implicit_wall_value(w, xi);
+            let d1 = implicit_wall_value(w, xi + delta);
+            if (d1 <= 0.0) {
+                mine.e.w = 1.0;
+            } else {
+                de += barrier_value_change(P.barrier_kind, P.kappa, P.dhat, info.area, dist, d1 - dist);
             }
         }
         mine.s.x = inertia_value_change(info.mass, xi - load_x_pred(t), delta) + P.h2c * de;

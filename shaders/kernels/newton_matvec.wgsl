@@ -6,6 +6,7 @@
 // #import energy/spring.wgsl
 // #import energy/barrier.wgsl
 // #import wall.wgsl
+// #import implicit/wall.wgsl
 
 fn apply_newton_matrix(i: u32) -> vec3<real> {
     let info = nodes[i];
@@ -17,6 +18,13 @@ fn apply_newton_matrix(i: u32) -> vec3<real> {
         let n = wall_normal(w);
         let b = barrier_hessian(P.barrier_kind, P.kappa, P.dhat, info.area, plane_distance(n, wall_origin(w), xi));
         y += b * dot(n, ui) * n;
+    }
+    for (var w = 0u; w < N_IMPLICIT_WALLS; w++) {
+        let dist = implicit_wall_value(w, xi);
+        if (dist > 0.0 && dist < P.dhat) {
+            let gw = implicit_wall_gradient(w, xi);
+            y += barrier_hessian(P.barrier_kind, P.kappa, P.dhat, info.area, dist) * dot(gw, ui) * gw;
+        }
     }
     for (var e = adjacency[i]; e < adjacency[i + 1u]; e++) {
         let s = springs[adjacency[e]];

@@ -15,6 +15,9 @@ use crate::energy::barrier::{barrier_gradient, barrier_hessian, barrier_value};
 use crate::energy::gravity::{gravity_gradient, gravity_value};
 use crate::energy::inertia::{inertia_hessian, inertia_value};
 use crate::energy::spring::{spring_gradient, spring_hessian, spring_value};
+use crate::implicit::wall::{
+    implicit_barrier_gradient, implicit_barrier_hessian, implicit_barrier_value,
+};
 use crate::integrator;
 use crate::model::Model;
 use crate::newton::{Direction, NewtonSystem};
@@ -144,6 +147,9 @@ impl CpuBackend {
             for w in &m.walls {
                 pot += barrier_value(&m.barrier, m.contact_area[i], w.distance(yi));
             }
+            for w in &m.implicit_walls {
+                pot += implicit_barrier_value(w, &m.barrier, m.contact_area[i], yi);
+            }
             inertia_value(m.mass[i], yi, &self.x_pred[i * dim..(i + 1) * dim]) + self.h2c * pot
         });
         nodes + self.h2c * self.spring_energy(y)
@@ -216,6 +222,9 @@ impl CpuBackend {
                 out[k] += g * w.normal[k];
             }
         }
+        for w in &m.implicit_walls {
+            implicit_barrier_gradient(w, &m.barrier, m.contact_area[i], yi, out);
+        }
         for e in self.adj_offsets[i]..self.adj_offsets[i + 1] {
             let s = self.adj_springs[e as usize] as usize;
             let sign = if m.springs[s].a as usize == i {
@@ -262,6 +271,10 @@ impl CpuBackend {
                     if b > 0.0 {
                         add_outer(out, dim, this.h2c * b, &w.normal, &w.normal);
                     }
+                }
+                for w in &m.implicit_walls {
+                    let area = m.contact_area[i];
+                    implicit_barrier_hessian(w, &m.barrier, area, xi, this.h2c, out);
                 }
             });
         }
@@ -408,6 +421,7 @@ impl NewtonSystem for CpuBackend {
             m.walls
                 .iter()
                 .map(|w| plane_ccd_bound(&w.normal, w.distance(xi), pi))
+                .chain(m.implicit_walls.iter().map(|w| w.ccd_bound(xi, pi)))
                 .fold(1.0, f64::min)
         })
         .min(1.0)
@@ -498,12 +512,18 @@ impl Backend for CpuBackend {
                 m.walls
                     .iter()
                     .map(|w| barrier_value(&m.barrier, m.contact_area[i], w.distance(node(i))))
+                    .chain(
+                        m.implicit_walls.iter().map(|w| {
+                            implicit_barrier_value(w, &m.barrier, m.contact_area[i], node(i))
+                        }),
+                    )
                     .sum::<f64>()
             }),
             min_wall_distance: par::min(m.num_nodes(), |i| {
                 m.walls
                     .iter()
                     .map(|w| w.distance(node(i)))
+                    .chain(m.implicit_walls.iter().map(|w| w.distance(node(i))))
                     .fold(f64::INFINITY, f64::min)
             }),
         }

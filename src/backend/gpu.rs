@@ -195,7 +195,10 @@ impl GpuBackend {
         // cannot allocate) into an error message instead of wgpu's panic.
         let oom_scope = ctx.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation_scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let pipes = Pipelines::new(&ctx.device)?;
+        let pipes = Pipelines::with_generated(
+            &ctx.device,
+            &crate::implicit::wgsl::generate(&model.implicit_walls),
+        )?;
         let dev = &ctx.device;
 
         let mut walls = [[0f32; 4]; 2 * MAX_WALLS];

@@ -3,7 +3,7 @@
 //! composed module), so `shaders/bindings.wgsl` is the one place a binding is declared
 //! and no layout can drift from its shader.
 
-use super::shaders::{compose, KERNELS};
+use super::shaders::{compose_with, KERNELS};
 use std::collections::HashMap;
 
 /// One entry point: its pipeline, its bind-group layout and the bindings it uses.
@@ -32,7 +32,12 @@ pub struct Reflected {
 /// Composes the kernel file `path`, parses and validates it with naga, and lists the
 /// bindings each entry point uses. Errors carry naga's message with the location.
 pub fn reflect(path: &str) -> Result<Reflected, String> {
-    let source = compose(path)?;
+    reflect_with(path, &crate::implicit::wgsl::generate(&[]))
+}
+
+/// As [`reflect`], with `generated` as the scene's implicit-wall module.
+pub fn reflect_with(path: &str, generated: &str) -> Result<Reflected, String> {
+    let source = compose_with(path, generated)?;
     let module = naga::front::wgsl::parse_str(&source)
         .map_err(|e| format!("{path}: {}", e.emit_to_string_with_path(&source, path)))?;
     let info = naga::valid::Validator::new(
@@ -62,11 +67,16 @@ pub fn reflect(path: &str) -> Result<Reflected, String> {
 }
 
 impl Pipelines {
-    /// Builds every pipeline of [`KERNELS`] on `device`.
+    /// Builds every pipeline of [`KERNELS`] on `device` (no implicit walls).
     pub fn new(device: &wgpu::Device) -> Result<Self, String> {
+        Self::with_generated(device, &crate::implicit::wgsl::generate(&[]))
+    }
+
+    /// Builds every pipeline with `generated` as the scene's implicit-wall module.
+    pub fn with_generated(device: &wgpu::Device, generated: &str) -> Result<Self, String> {
         let mut kernels = HashMap::new();
         for (path, entries) in KERNELS {
-            let refl = reflect(path)?;
+            let refl = reflect_with(path, generated)?;
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(path),
                 source: wgpu::ShaderSource::Wgsl(refl.source.clone().into()),

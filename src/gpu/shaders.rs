@@ -57,6 +57,18 @@ pub const SOURCES: &[(&str, &str)] = &[
         "kernels/line_search.wgsl",
         include_str!("../../shaders/kernels/line_search.wgsl"),
     ),
+    (
+        "implicit/dual.wgsl",
+        include_str!("../../shaders/implicit/dual.wgsl"),
+    ),
+    (
+        "implicit/interval.wgsl",
+        include_str!("../../shaders/implicit/interval.wgsl"),
+    ),
+    (
+        "implicit/wall.wgsl",
+        include_str!("../../shaders/implicit/wall.wgsl"),
+    ),
 ];
 
 /// The kernel files (each a complete module once composed) and their entry points.
@@ -99,16 +111,24 @@ pub fn source(path: &str) -> Result<&'static str, String> {
 }
 
 /// The complete WGSL module for `path`: its imports (recursively, each once) followed
-/// by its own text.
+/// by its own text; `generated/implicit_walls.wgsl` is the module for a scene
+/// without implicit walls.
 pub fn compose(path: &str) -> Result<String, String> {
+    compose_with(path, &crate::implicit::wgsl::generate(&[]))
+}
+
+/// As [`compose`], with `generated` (from [`crate::implicit::wgsl::generate`]) as the
+/// text of `generated/implicit_walls.wgsl`, the one import not read from `shaders/`.
+pub fn compose_with(path: &str, generated: &str) -> Result<String, String> {
     let mut out = String::new();
     let mut seen = Vec::new();
-    compose_into(path, &mut out, &mut seen, 0)?;
+    compose_into(path, generated, &mut out, &mut seen, 0)?;
     Ok(out)
 }
 
 fn compose_into(
     path: &str,
+    generated: &str,
     out: &mut String,
     seen: &mut Vec<String>,
     depth: usize,
@@ -120,10 +140,14 @@ fn compose_into(
         return Err(format!("shader imports nest too deep at `{path}`"));
     }
     seen.push(path.to_string());
-    let text = source(path)?;
+    let text = if path == crate::implicit::wgsl::GENERATED_PATH {
+        generated
+    } else {
+        source(path)?
+    };
     for line in text.lines() {
         if let Some(dep) = line.trim().strip_prefix(IMPORT) {
-            compose_into(dep.trim(), out, seen, depth + 1)?;
+            compose_into(dep.trim(), generated, out, seen, depth + 1)?;
         }
     }
     out.push_str(&format!("// ---- {path}\n"));

@@ -40,7 +40,7 @@ pub fn system(scene: &Scene) -> Result<ParticleSystem, String> {
         .nonsmooth
         .ok_or_else(|| format!("{}: contact.model is not \"nonsmooth\"", scene.source))?;
     let m = &scene.model;
-    Ok(ParticleSystem::new(
+    let mut system = ParticleSystem::new(
         m.dim,
         m.solver.dt,
         p.restitution,
@@ -50,7 +50,9 @@ pub fn system(scene: &Scene) -> Result<ParticleSystem, String> {
         m.fixed.clone(),
         m.x0.clone(),
         m.v0.clone(),
-    ))
+    );
+    system.implicit_walls = m.implicit_walls.clone();
+    Ok(system)
 }
 
 struct Writers {
@@ -161,7 +163,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
         dimension: d,
         nodes: model.num_nodes(),
         springs: 0,
-        walls: model.walls.len(),
+        walls: model.walls.len() + model.implicit_walls.len(),
         steps: 0,
         dt: model.solver.dt,
         simulated_time: 0.0,

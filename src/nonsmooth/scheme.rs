@@ -51,6 +51,9 @@ pub struct ParticleSystem {
     pub gravity: Vec<f64>,
     /// Walls; distances to them are the gaps (already reduced by the radius).
     pub walls: Vec<PlaneWall>,
+    /// Implicit walls `W ≥ 0` (seed 004): gap `W(ũ)`, normal `∇W/|∇W|` at the position
+    /// before the step; treated after the plane walls.
+    pub implicit_walls: Vec<crate::implicit::ImplicitWall>,
     /// Masses (kg).
     pub mass: Vec<f64>,
     /// Particles that never move.
@@ -104,6 +107,7 @@ impl ParticleSystem {
             restitution,
             gravity,
             walls,
+            implicit_walls: Vec::new(),
             mass,
             fixed,
             u: u0,
@@ -135,6 +139,7 @@ impl ParticleSystem {
         self.walls
             .iter()
             .map(|w| w.distance(ui))
+            .chain(self.implicit_walls.iter().map(|w| w.distance(ui)))
             .fold(f64::INFINITY, f64::min)
     }
 
@@ -193,6 +198,22 @@ impl ParticleSystem {
                 let rate = crate::energy::dot(n, &vstar[..d]);
                 if gap < 0.0 && rate < 0.0 {
                     // Replace the normal component by −e n·vⁿ (exactly, as the seed sets v).
+                    let target = -e * crate::energy::dot(n, v);
+                    let current = crate::energy::dot(n, &vnext[..d]);
+                    for k in 0..d {
+                        vnext[k] = vnext[k] - current * n[k] + target * n[k];
+                    }
+                    self.lambda[i] += self.mass[i] * (target - current);
+                    self.contact[i] = true;
+                }
+            }
+            for wall in &self.implicit_walls {
+                if wall.distance(&ut[..d]) >= 0.0 {
+                    continue;
+                }
+                let n = &wall.normal(u)[..d];
+                if crate::energy::dot(n, &vstar[..d]) < 0.0 {
+                    // seed 004: v′ = v − (1 + e)(v·n) n, i.e. the normal part becomes −e v·n
                     let target = -e * crate::energy::dot(n, v);
                     let current = crate::energy::dot(n, &vnext[..d]);
                     for k in 0..d {

@@ -97,19 +97,39 @@ pub struct RunSection {
 pub enum WallKind {
     /// The half-space `n·(x − point) ≥ 0`.
     Plane,
+    /// `W(x) ≥ 0` for a built-in shape or an expression (seed 004).
+    Implicit,
 }
 
 /// `[[walls]]`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WallSection {
-    /// Wall kind (`plane`).
+    /// Wall kind (`plane` or `implicit`).
     #[serde(rename = "type")]
     pub kind: WallKind,
-    /// A point on the plane (m).
-    pub point: Vec<f64>,
-    /// Normal towards the allowed side (normalised on load).
-    pub normal: Vec<f64>,
+    /// Plane walls: a point on the plane (m).
+    pub point: Option<Vec<f64>>,
+    /// Plane walls: normal towards the allowed side (normalised on load).
+    pub normal: Option<Vec<f64>>,
+    /// Implicit walls: a built-in shape (`circle`, `sphere`, `box`, `diamond`,
+    /// `octahedron`, `ellipse`, `ellipsoid`, `superellipse`, `sextic`).
+    pub shape: Option<String>,
+    /// Implicit walls: the function `f(x, y[, z])` instead of a shape.
+    pub expression: Option<String>,
+    /// Implicit walls with an expression: which sign of `f` is the allowed side
+    /// (`positive` or `negative`).
+    pub inside: Option<String>,
+    /// Shapes: centre (m); default origin.
+    pub center: Option<Vec<f64>>,
+    /// `circle`, `sphere`, `diamond`, `octahedron` (vertex distance), `sextic` (size R): radius (m).
+    pub radius: Option<f64>,
+    /// `box`: half-extents (m).
+    pub half_extents: Option<Vec<f64>>,
+    /// `ellipse`, `ellipsoid`, `superellipse`: semi-axes (m).
+    pub semi_axes: Option<Vec<f64>>,
+    /// `superellipse`: exponent n ≥ 1.
+    pub exponent: Option<f64>,
 }
 
 /// Body generators.
@@ -159,4 +179,12 @@ pub struct BodySection {
     /// Cloth only: add skip-one bending springs.
     #[serde(default)]
     pub bending: bool,
+    /// Particles only: how many balls to draw at random (needs `seed`); default 1.
+    pub count: Option<u64>,
+    /// Particles only: seed of the random positions and velocities.
+    pub seed: Option<u64>,
+    /// Random particles: positions are drawn uniformly in `center ± spread` (m).
+    pub spread: Option<Vec<f64>>,
+    /// Random particles: velocity components are drawn uniformly in `[−speed, speed]` (m/s).
+    pub speed: Option<f64>,
 }

@@ -2,10 +2,12 @@
 //! `scenes/README.md`), parsed with every error naming file, field, line and reason,
 //! then turned into a [`Model`].
 
+mod balls;
 pub mod error;
 pub mod format;
 pub mod generators;
 mod particles;
+mod walls;
 
 use crate::energy::barrier::{BarrierKind, BarrierParams};
 use crate::model::{BodyInfo, Model, SolverParams, Spring};
@@ -26,6 +28,38 @@ pub const BUNDLED: &[(&str, &str)] = &[
     ("square_256", include_str!("../../scenes/square_256.toml")),
     ("ball_bounce", include_str!("../../scenes/ball_bounce.toml")),
     ("balls_3d", include_str!("../../scenes/balls_3d.toml")),
+    (
+        "circle_balls",
+        include_str!("../../scenes/circle_balls.toml"),
+    ),
+    (
+        "circle_balls_impulse",
+        include_str!("../../scenes/circle_balls_impulse.toml"),
+    ),
+    (
+        "diamond_balls",
+        include_str!("../../scenes/diamond_balls.toml"),
+    ),
+    (
+        "diamond_balls_impulse",
+        include_str!("../../scenes/diamond_balls_impulse.toml"),
+    ),
+    (
+        "sextic_balls",
+        include_str!("../../scenes/sextic_balls.toml"),
+    ),
+    (
+        "sextic_balls_impulse",
+        include_str!("../../scenes/sextic_balls_impulse.toml"),
+    ),
+    (
+        "square_in_bowl",
+        include_str!("../../scenes/square_in_bowl.toml"),
+    ),
+    (
+        "lattice_in_sphere",
+        include_str!("../../scenes/lattice_in_sphere.toml"),
+    ),
 ];
 
 /// A loaded, validated scene.
@@ -221,9 +255,27 @@ impl Builder<'_> {
         };
         let particle_radius = self.particle_radius(&raw.bodies, nonsmooth.is_some())?;
         let mut walls = Vec::new();
+        let mut implicit_walls = Vec::new();
         for (i, w) in raw.walls.iter().enumerate() {
-            let point = self.vector(&format!("walls.{i}.point"), &w.point, dim)?;
-            let normal = self.vector(&format!("walls.{i}.normal"), &w.normal, dim)?;
+            if w.kind == format::WallKind::Implicit {
+                implicit_walls.extend(self.implicit_wall(i, w, dim, particle_radius)?);
+                continue;
+            }
+            self.plane_only(i, w)?;
+            let point = self.required(
+                &format!("walls.{i}"),
+                "point",
+                w.point.as_ref(),
+                "plane walls",
+            )?;
+            let normal = self.required(
+                &format!("walls.{i}"),
+                "normal",
+                w.normal.as_ref(),
+                "plane walls",
+            )?;
+            let point = self.vector(&format!("walls.{i}.point"), point, dim)?;
+            let normal = self.vector(&format!("walls.{i}.normal"), normal, dim)?;
             let mut wall = PlaneWall::new(&point, &normal).ok_or_else(|| {
                 self.err(&format!("walls.{i}.normal"), "must not be the zero vector")
             })?;
@@ -245,6 +297,7 @@ impl Builder<'_> {
             fixed: vec![],
             springs: vec![],
             walls,
+            implicit_walls,
             gravity,
             barrier,
             solver,
@@ -253,6 +306,7 @@ impl Builder<'_> {
         for (bi, body) in raw.bodies.iter().enumerate() {
             self.add_body(&mut model, bi, body)?;
         }
+        self.check_implicit_start(&model)?;
         if model.num_nodes() > u32::MAX as usize / 4 {
             return Err(self.err(
                 "bodies",
@@ -292,11 +346,21 @@ impl Builder<'_> {
             Generator::Grid => (2, 2),
             Generator::Lattice => (3, 3),
             Generator::Cloth => (3, 2),
+            Generator::Particle if b.count.is_some() || b.seed.is_some() => {
+                return self.add_balls(model, bi, b)
+            }
             Generator::Particle => return self.add_particle(model, bi, b),
         };
         let what = format!("{:?} bodies", b.generator).to_lowercase();
         let body = format!("bodies.{bi}");
-        for (key, given) in [("mass", b.mass.is_some()), ("radius", b.radius.is_some())] {
+        for (key, given) in [
+            ("mass", b.mass.is_some()),
+            ("radius", b.radius.is_some()),
+            ("count", b.count.is_some()),
+            ("seed", b.seed.is_some()),
+            ("spread", b.spread.is_some()),
+            ("speed", b.speed.is_some()),
+        ] {
             if given {
                 return Err(self.err(
                     &p(key),

@@ -140,6 +140,8 @@ impl Builder<'_> {
             ("density", b.density.is_some()),
             ("spring_stiffness", b.spring_stiffness.is_some()),
             ("bending", b.bending),
+            ("spread", b.spread.is_some()),
+            ("speed", b.speed.is_some()),
         ] {
             if given {
                 return Err(self.err(

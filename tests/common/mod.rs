@@ -150,6 +150,7 @@ pub fn random_model(n: usize, dim: usize, barrier: &str, seed: u64) -> springsim
             PlaneWall::new(&o, &ground).unwrap(),
             PlaneWall::new(&so, &slant).unwrap(),
         ],
+        implicit_walls: vec![],
         gravity,
         barrier: BarrierParams {
             kind: if barrier == "ipc" {

@@ -1,0 +1,35 @@
+// Implicit walls W(x) ≥ 0, twin of src/implicit/wall.rs: the distance measure is
+// d = W(x); the CCD bound accepts α when the interval of W over the box spanned by
+// x + t p, 0 ≤ t ≤ α, stays at or above (1 − CCD_SAFETY) W(x) (halving from 1, at
+// most 40 times, then 4 bisection refinements).
+// #import generated/implicit_walls.wgsl
+
+const IMPLICIT_CCD_HALVINGS: u32 = 40u;
+const IMPLICIT_CCD_REFINE: u32 = 4u;
+
+fn implicit_segment_clear(w: u32, xi: vec3<real>, pi: vec3<real>, alpha: real, floor_w: real) -> bool {
+    let e = xi + alpha * pi;
+    return implicit_wall_interval(w, min(xi, e), max(xi, e)).lo >= floor_w;
+}
+
+fn implicit_ccd_bound(w: u32, xi: vec3<real>, pi: vec3<real>) -> real {
+    let w0 = implicit_wall_value(w, xi);
+    if (!(w0 > 0.0)) { return 0.0; }
+    let floor_w = (1.0 - CCD_SAFETY) * w0;
+    var alpha: real = 1.0;
+    var halvings = 0u;
+    loop {
+        if (implicit_segment_clear(w, xi, pi, alpha, floor_w)) { break; }
+        alpha = alpha * 0.5;
+        halvings += 1u;
+        if (halvings > IMPLICIT_CCD_HALVINGS) { return 0.0; }
+    }
+    if (halvings > 0u) {
+        var bad = 2.0 * alpha;
+        for (var k = 0u; k < IMPLICIT_CCD_REFINE; k++) {
+            let mid = 0.5 * (alpha + bad);
+            if (implicit_segment_clear(w, xi, pi, mid, floor_w)) { alpha = mid; } else { bad = mid; }
+        }
+    }
+    return alpha;
+}

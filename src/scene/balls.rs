@@ -1,0 +1,122 @@
+//! Particle bodies of several balls drawn from a seeded random generator (seed 004
+//! draws five balls inside its containers): positions uniform in `center ± spread`,
+//! kept only when clear of every wall by more than d̂ (and the radius), velocity
+//! components uniform in `[−speed, speed]`.
+
+use super::format::BodySection;
+use super::{Builder, SceneError};
+use crate::model::{BodyInfo, Model};
+
+/// SplitMix64: a small, well-mixed, reproducible generator.
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    /// The next uniform number in `[0, 1)`.
+    pub fn uniform(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+impl Builder<'_> {
+    /// Adds a particle body of `count` random balls (one node each).
+    pub(super) fn add_balls(
+        &self,
+        model: &mut Model,
+        bi: usize,
+        b: &BodySection,
+    ) -> Result<(), SceneError> {
+        let dim = model.dim;
+        let p = |f: &str| format!("bodies.{bi}.{f}");
+        let sec = format!("bodies.{bi}");
+        let by = "random particles (count)";
+        for (key, given) in [
+            ("size", b.size.is_some()),
+            ("cells", b.cells.is_some()),
+            ("density", b.density.is_some()),
+            ("spring_stiffness", b.spring_stiffness.is_some()),
+            ("velocity", b.velocity.is_some()),
+            ("fixed", !b.fixed.is_empty()),
+        ] {
+            if given {
+                return Err(self.err(&p(key), "random particles take mass, radius, count, seed, center, spread and speed, not this key"));
+            }
+        }
+        let count = self.required(&sec, "count", b.count, by)?;
+        if count == 0 || count > 1_000_000 {
+            return Err(self.err(
+                &p("count"),
+                format!("must be between 1 and 1000000, got {count}"),
+            ));
+        }
+        let seed = self.required(&sec, "seed", b.seed, by)?;
+        let mass = self.positive(&p("mass"), self.required(&sec, "mass", b.mass, by)?)?;
+        let center = match &b.center {
+            Some(c) => self.vector(&p("center"), c, dim)?,
+            None => vec![0.0; dim],
+        };
+        let spread = self.vector(
+            &p("spread"),
+            self.required(&sec, "spread", b.spread.as_ref(), by)?,
+            dim,
+        )?;
+        let speed = b.speed.unwrap_or(0.0);
+        if !(speed.is_finite() && speed >= 0.0) {
+            return Err(self.err(
+                &p("speed"),
+                format!("must be a finite number ≥ 0, got {speed}"),
+            ));
+        }
+        let area = match &b.contact_area {
+            None => 1.0,
+            Some(a) => match a.as_float().or_else(|| a.as_integer().map(|i| i as f64)) {
+                Some(a) => self.positive(&p("contact_area"), a)?,
+                None => {
+                    return Err(self.err(
+                        &p("contact_area"),
+                        format!("must be a positive number, got {a}"),
+                    ))
+                }
+            },
+        };
+        let dhat = model.barrier.dhat;
+        let mut rng = SplitMix(seed);
+        let first = model.num_nodes();
+        let mut x = vec![0.0; dim];
+        for k in 0..count {
+            let mut tries = 0;
+            loop {
+                for c in 0..dim {
+                    x[c] = center[c] + spread[c] * (2.0 * rng.uniform() - 1.0);
+                }
+                let clear = model.walls.iter().all(|w| w.distance(&x) > dhat)
+                    && model.implicit_walls.iter().all(|w| w.distance(&x) > dhat);
+                if clear {
+                    break;
+                }
+                tries += 1;
+                if tries > 10_000 {
+                    return Err(self.err(&p("spread"), format!("found no place clear of the walls for ball {k} in 10000 draws; make center ± spread lie inside the walls")));
+                }
+            }
+            model.x0.extend_from_slice(&x);
+            for _ in 0..dim {
+                model.v0.push(speed * (2.0 * rng.uniform() - 1.0));
+            }
+            model.mass.push(mass);
+            model.contact_area.push(area);
+            model.fixed.push(false);
+        }
+        model.bodies.push(BodyInfo {
+            name: b.name.clone().unwrap_or_else(|| format!("body{bi}")),
+            first_node: first,
+            nodes: count as usize,
+            springs: 0,
+        });
+        Ok(())
+    }
+}

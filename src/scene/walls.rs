@@ -1,0 +1,223 @@
+//! `[[walls]]` of type `implicit`: built-in shapes and user expressions, and the
+//! check that no node starts within d̂ of one.
+
+use super::format::WallSection;
+use super::{Builder, SceneError};
+use crate::implicit::expr::{parse, Expr};
+use crate::implicit::shapes::{shape_expr, split_min, Shape};
+use crate::implicit::ImplicitWall;
+use crate::model::Model;
+
+impl Builder<'_> {
+    /// Rejects the implicit-wall keys on a plane wall.
+    pub(super) fn plane_only(&self, i: usize, w: &WallSection) -> Result<(), SceneError> {
+        for (key, given) in [
+            ("shape", w.shape.is_some()),
+            ("expression", w.expression.is_some()),
+            ("inside", w.inside.is_some()),
+            ("center", w.center.is_some()),
+            ("radius", w.radius.is_some()),
+            ("half_extents", w.half_extents.is_some()),
+            ("semi_axes", w.semi_axes.is_some()),
+            ("exponent", w.exponent.is_some()),
+        ] {
+            if given {
+                return Err(self.err(
+                    &format!("walls.{i}.{key}"),
+                    "plane walls take only point and normal (this key is for type = \"implicit\")",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Builds implicit wall `i`: `W` with the inside positive, minus the particles'
+    /// radius, split at top-level `min`s into one wall per argument.
+    pub(super) fn implicit_wall(
+        &self,
+        i: usize,
+        w: &WallSection,
+        dim: usize,
+        radius: f64,
+    ) -> Result<Vec<ImplicitWall>, SceneError> {
+        let f = |k: &str| format!("walls.{i}.{k}");
+        for (key, given) in [("point", w.point.is_some()), ("normal", w.normal.is_some())] {
+            if given {
+                return Err(self.err(
+                    &f(key),
+                    "implicit walls take a shape or an expression, not a point and normal",
+                ));
+            }
+        }
+        let (expr, label) = match (&w.shape, &w.expression) {
+            (Some(_), Some(_)) => {
+                return Err(self.err(
+                    &f("expression"),
+                    "give either shape or expression, not both",
+                ))
+            }
+            (None, None) => {
+                return Err(self.err(
+                    &format!("walls.{i}"),
+                    "missing field `shape` or `expression` (required by implicit walls)",
+                ))
+            }
+            (None, Some(src)) => {
+                let e = parse(src, dim)
+                    .map_err(|e| self.err(&f("expression"), format!("{e} in \"{src}\"")))?;
+                let inside = self.required(
+                    &format!("walls.{i}"),
+                    "inside",
+                    w.inside.as_deref(),
+                    "implicit walls with an expression",
+                )?;
+                let e = match inside {
+                    "positive" => e,
+                    "negative" => Expr::Neg(Box::new(e)),
+                    other => {
+                        return Err(self.err(
+                            &f("inside"),
+                            format!("must be \"positive\" or \"negative\", got \"{other}\""),
+                        ))
+                    }
+                };
+                (e, format!("{src} ({inside} inside)"))
+            }
+            (Some(name), None) => {
+                if w.inside.is_some() {
+                    return Err(self.err(
+                        &f("inside"),
+                        "shapes have a fixed inside; `inside` is for expressions",
+                    ));
+                }
+                let center = match &w.center {
+                    Some(c) => self.vector(&f("center"), c, dim)?,
+                    None => vec![0.0; dim],
+                };
+                let shape = self.shape(i, w, name, dim)?;
+                (
+                    shape_expr(&shape, &center),
+                    format!("{name} {shape:?} at {center:?}"),
+                )
+            }
+        };
+        let parts = split_min(expr);
+        let n = parts.len();
+        Ok(parts
+            .into_iter()
+            .enumerate()
+            .map(|(k, e)| ImplicitWall {
+                expr: if radius > 0.0 {
+                    Expr::minus(e, Expr::Const(radius))
+                } else {
+                    e
+                },
+                label: if n > 1 {
+                    format!("walls[{i}] {label}, part {} of {n}", k + 1)
+                } else {
+                    format!("walls[{i}] {label}")
+                },
+            })
+            .collect())
+    }
+
+    fn shape(
+        &self,
+        i: usize,
+        w: &WallSection,
+        name: &str,
+        dim: usize,
+    ) -> Result<Shape, SceneError> {
+        let f = |k: &str| format!("walls.{i}.{k}");
+        let sec = format!("walls.{i}");
+        let by = format!("shape = \"{name}\"");
+        let radius = || -> Result<f64, SceneError> {
+            self.positive(&f("radius"), self.required(&sec, "radius", w.radius, &by)?)
+        };
+        let axes = |key: &str, v: Option<&Vec<f64>>| -> Result<Vec<f64>, SceneError> {
+            let v = self.vector(&f(key), self.required(&sec, key, v, &by)?, dim)?;
+            for (k, a) in v.iter().enumerate() {
+                self.positive(&format!("{}.{k}", f(key)), *a)?;
+            }
+            Ok(v)
+        };
+        let need_dim = |d: usize| -> Result<(), SceneError> {
+            if d != dim {
+                return Err(self.err(
+                    &f("shape"),
+                    format!("`{name}` is a {d}D shape but the scene has dimension {dim}"),
+                ));
+            }
+            Ok(())
+        };
+        Ok(match name {
+            "circle" => {
+                need_dim(2)?;
+                Shape::Ball(radius()?)
+            }
+            "sphere" => {
+                need_dim(3)?;
+                Shape::Ball(radius()?)
+            }
+            "diamond" => {
+                need_dim(2)?;
+                Shape::Diamond(radius()?)
+            }
+            "octahedron" => {
+                need_dim(3)?;
+                Shape::Diamond(radius()?)
+            }
+            "sextic" => {
+                need_dim(2)?;
+                Shape::Sextic(radius()?)
+            }
+            "box" => Shape::Box(axes("half_extents", w.half_extents.as_ref())?),
+            "ellipse" => {
+                need_dim(2)?;
+                Shape::Ellipsoid(axes("semi_axes", w.semi_axes.as_ref())?)
+            }
+            "ellipsoid" => {
+                need_dim(3)?;
+                Shape::Ellipsoid(axes("semi_axes", w.semi_axes.as_ref())?)
+            }
+            "superellipse" => {
+                let a = axes("semi_axes", w.semi_axes.as_ref())?;
+                let n = self.required(&sec, "exponent", w.exponent, &by)?;
+                if !(n.is_finite() && n >= 1.0) {
+                    return Err(self.err(&f("exponent"), format!("must be a number ≥ 1, got {n}")));
+                }
+                Shape::Superellipse(a, n)
+            }
+            other => {
+                return Err(self.err(
+                    &f("shape"),
+                    format!("unknown shape \"{other}\" (circle, sphere, box, diamond, octahedron, ellipse, ellipsoid, superellipse, sextic)"),
+                ))
+            }
+        })
+    }
+
+    /// No node may start at, behind, or within d̂ of an implicit wall.
+    pub(super) fn check_implicit_start(&self, model: &Model) -> Result<(), SceneError> {
+        let dim = model.dim;
+        for (wi, w) in model.implicit_walls.iter().enumerate() {
+            for (bi, body) in model.bodies.iter().enumerate() {
+                for i in body.first_node..body.first_node + body.nodes {
+                    let d = w.distance(&model.x0[i * dim..(i + 1) * dim]);
+                    if d.is_nan() || d <= model.barrier.dhat {
+                        return Err(self.err(
+                            &format!("bodies.{bi}.center"),
+                            format!(
+                                "node {} starts at distance measure W = {d:.6} m from implicit wall {wi} ({}), which is not beyond contact.dhat = {}; move the body inside the wall",
+                                i - body.first_node,
+                                w.label,
+                                model.barrier.dhat
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,306 @@
+//! Implicit walls on the GPU: the generated WGSL module of every bundled implicit-wall
+//! scene composes into every kernel and validates with naga (no device needed), and
+//! the container scenes step on the GPU next to the CPU over a short horizon with no
+//! ball leaving (the full 40 s runs are tested on the CPU in `implicit_walls.rs`).
+
+mod common;
+use springsim::backend::cpu::CpuBackend;
+use springsim::backend::gpu::GpuOptions;
+use springsim::compare::node_differences;
+use springsim::gpu::pipelines::reflect_with;
+use springsim::gpu::shaders::KERNELS;
+use springsim::implicit::wgsl::generate;
+use springsim::scene;
+use springsim::sim::Simulation;
+
+const SCENES: [&str; 5] = [
+    "circle_balls",
+    "diamond_balls",
+    "sextic_balls",
+    "square_in_bowl",
+    "lattice_in_sphere",
+];
+
+#[test]
+fn generated_wall_modules_validate_in_every_kernel() {
+    let mut walls = Vec::new();
+    for name in SCENES {
+        let s = scene::load(&format!("scenes/{name}.toml")).unwrap();
+        walls.extend(s.model.implicit_walls.clone());
+        let gen = generate(&s.model.implicit_walls);
+        for (path, _) in KERNELS {
+            reflect_with(path, &gen).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+    // every operation of the language at once, as a user expression
+    let e = springsim::implicit::parse(
+        "abs(x)^2.5 + sqrt(1 + y^2) * exp(-x) / (2 + cos(x)) - ln(3 + sin(y)) + min(x, y) - max(x, -y)^3 + x^-2",
+        2,
+    )
+    .unwrap();
+    walls.push(springsim::implicit::ImplicitWall {
+        expr: e,
+        label: "all".into(),
+    });
+    let gen = generate(&walls);
+    for (path, _) in KERNELS {
+        reflect_with(path, &gen).unwrap_or_else(|e| panic!("all walls: {e}"));
+    }
+}
+
+/// Steps `name` on both backends; the GPU keeps every node inside every implicit wall
+/// and every accepted iterate lowers E. Returns the largest CPU–GPU node distance.
+fn side_by_side(name: &str, steps: u64) -> Option<f64> {
+    run_pair(
+        name,
+        scene::load(&format!("scenes/{name}.toml")).unwrap(),
+        steps,
+    )
+}
+
+fn run_pair(name: &str, s: scene::Scene, steps: u64) -> Option<f64> {
+    let model = s.model.clone();
+    let gpu = common::gpu_backend(model.clone(), GpuOptions::default())?;
+    let mut cpu = Simulation::new(
+        Box::new(CpuBackend::new(model.clone())),
+        model.solver.clone(),
+    );
+    let mut gpu = Simulation::new(Box::new(gpu), model.solver.clone());
+    let mut worst: f64 = 0.0;
+    for step in 1..=steps {
+        cpu.step().unwrap();
+        gpu.step()
+            .unwrap_or_else(|e| panic!("{name} GPU step {step}: {e}"));
+        for w in gpu.last_newton.energies.windows(2) {
+            assert!(
+                w[1] <= w[0],
+                "{name} step {step}: accepted iterate raised E"
+            );
+        }
+        let xg = gpu.backend().positions();
+        for (i, p) in xg.chunks(model.dim).enumerate() {
+            for w in &model.implicit_walls {
+                assert!(
+                    w.distance(p) > 0.0,
+                    "{name} step {step}: node {i} at {p:?} left {}",
+                    w.label
+                );
+            }
+        }
+        let (max, _) = node_differences(&cpu.backend().positions(), &xg, model.dim);
+        worst = worst.max(max);
+    }
+    eprintln!("{name}: GPU and CPU at most {worst:.3e} m apart over {steps} steps");
+    Some(worst)
+}
+
+/// f32 positions near 10 m resolve 1e-6 m, so with h = 1e-3 s each step's velocity
+/// `(x − xⁿ)/h` carries about 1e-3 m/s of rounding, and the ball paths drift apart
+/// quadratically in time: about 1 cm after 0.3 s.
+#[test]
+fn container_balls_gpu_follows_the_cpu() {
+    for name in ["circle_balls", "diamond_balls", "sextic_balls"] {
+        if let Some(d) = side_by_side(name, 300) {
+            assert!(d < 0.03, "{name}: GPU and CPU {d} m apart");
+        }
+    }
+}
+
+#[test]
+fn square_in_bowl_gpu_follows_the_cpu() {
+    if let Some(d) = side_by_side("square_in_bowl", 150) {
+        assert!(d < 1e-3, "square in bowl: GPU and CPU {d} m apart");
+    }
+}
+
+#[test]
+fn lattice_in_sphere_gpu_follows_the_cpu() {
+    if let Some(d) = side_by_side("lattice_in_sphere", 40) {
+        assert!(d < 1e-3, "lattice in sphere: GPU and CPU {d} m apart");
+    }
+}
+
+/// A ball shot into the bottom corner of the diamond `15 − |x| − |y|` (a user
+/// expression, so the corner is a kink of W): contact, CCD and barrier on the GPU.
+#[test]
+fn ball_shot_into_the_diamond_corner_on_the_gpu() {
+    let s = common::scene(
+        r#"
+dimension = 2
+[solver]
+dt = 1e-3
+tolerance = 1e-3
+gravity = [0.0, -9.8]
+[contact]
+dhat = 0.01
+kappa = 1e4
+barrier = "ipc"
+[[walls]]
+type = "implicit"
+expression = "(15 - abs(x) - abs(y)) / sqrt(2)"
+inside = "positive"
+[[bodies]]
+generator = "particle"
+mass = 1.0
+radius = 0.3
+center = [0.05, -10.0]
+velocity = [0.0, -30.0]
+"#,
+    );
+    if let Some(d) = run_pair("diamond corner", s, 400) {
+        assert!(d < 0.05, "diamond corner: GPU and CPU {d} m apart");
+    }
+}
+
+/// Kernel parity on a state where most nodes feel the implicit walls' barrier (d̂ is
+/// large): gradient and Jacobi diagonal (`assemble`), Hessian products
+/// (`newton_matvec`), the incremental potential (`energy_total`) and the CCD bound
+/// (`direction_stats`) against the f64 CPU twins.
+fn kernel_parity(label: &str, text: &str, dhat: f64) {
+    let s = common::scene(text);
+    let mut model = s.model.clone();
+    // the scene needs nodes beyond d̂ to load; the barrier then reaches most of them
+    model.barrier.dhat = dhat;
+    let Some(mut gpu) = common::gpu_backend(model.clone(), GpuOptions::default()) else {
+        return;
+    };
+    let mut cpu = CpuBackend::new(model.clone());
+    let mut rng = common::Rng(3);
+    let x: Vec<f64> = model.x0.iter().map(|c| (*c as f32) as f64).collect();
+    let xp: Vec<f64> = x
+        .iter()
+        .map(|c| ((c + 0.01 * rng.next()) as f32) as f64)
+        .collect();
+    cpu.set_positions(&x);
+    cpu.set_prediction(&xp);
+    gpu.set_positions(&x);
+    gpu.set_prediction(&xp);
+    let active = x
+        .chunks(model.dim)
+        .filter(|p| {
+            model
+                .implicit_walls
+                .iter()
+                .any(|w| w.distance(p) < model.barrier.dhat)
+        })
+        .count();
+    assert!(
+        active * 3 > model.num_nodes(),
+        "{label}: only {active} nodes near a wall"
+    );
+    let rel = 2e-4;
+    let (gc, gg) = (cpu.gradient(), gpu.gradient());
+    let err = common::max_diff(&gc, &gg);
+    assert!(err <= rel * common::max_abs(&gc), "{label}: gradient {err}");
+    let (dc, dg) = (cpu.inverse_diagonal(), gpu.inverse_diagonal());
+    let err = common::max_diff(&dc, &dg);
+    assert!(
+        err <= rel * common::max_abs(&dc),
+        "{label}: inverse diagonal {err}"
+    );
+    let u: Vec<f64> = (0..x.len()).map(|_| (rng.next() as f32) as f64).collect();
+    let (hc, (hg, _)) = (cpu.hessian_times(&u), gpu.hessian_times(&u));
+    let err = common::max_diff(&hc, &hg);
+    assert!(err <= rel * common::max_abs(&hc), "{label}: H u {err}");
+    let (ec, eg) = (cpu.incremental_potential(&x), gpu.incremental_potential());
+    assert!(
+        (ec - eg).abs() <= 1e-4 * ec.abs(),
+        "{label}: E {ec} vs {eg}"
+    );
+    // CCD: a direction pushing every node outwards by up to 3 m
+    let p: Vec<f64> = x
+        .iter()
+        .map(|c| ((0.2 * c + 0.5 * rng.next()) as f32) as f64)
+        .collect();
+    gpu.set_direction(&p);
+    let (_, ccd_gpu) = gpu.direction_stats();
+    let dim = model.dim;
+    let mut ccd_cpu: f64 = 1.0;
+    for (xi, pi) in x.chunks(dim).zip(p.chunks(dim)) {
+        for w in &model.implicit_walls {
+            ccd_cpu = ccd_cpu.min(w.ccd_bound(xi, pi));
+        }
+    }
+    assert!(ccd_cpu < 1.0, "{label}: the direction should be limited");
+    assert!(
+        ccd_gpu > 0.5 * ccd_cpu && ccd_gpu < 2.0 * ccd_cpu,
+        "{label}: CCD GPU {ccd_gpu} CPU {ccd_cpu}"
+    );
+    // the GPU's bound is safe in f64 too: dense samples of every segment stay inside
+    for (xi, pi) in x.chunks(dim).zip(p.chunks(dim)) {
+        for w in &model.implicit_walls {
+            for k in 0..=200 {
+                let t = ccd_gpu * k as f64 / 200.0;
+                let y: Vec<f64> = xi.iter().zip(pi).map(|(a, b)| a + t * b).collect();
+                assert!(
+                    w.distance(&y) > 0.0,
+                    "{label}: GPU CCD bound lets a node out"
+                );
+            }
+        }
+    }
+    eprintln!("{label}: {active} active nodes, CCD CPU {ccd_cpu:.4} GPU {ccd_gpu:.4}");
+}
+
+#[test]
+fn implicit_wall_kernels_match_their_cpu_twins_2d() {
+    kernel_parity(
+        "2D sextic and box",
+        r#"
+dimension = 2
+[solver]
+dt = 0.01
+[contact]
+dhat = 0.01
+kappa = 100.0
+barrier = "ipc"
+[[walls]]
+type = "implicit"
+shape = "sextic"
+radius = 15.0
+[[walls]]
+type = "implicit"
+expression = "min(9 - abs(x), 8 - abs(y + 0.5))"
+inside = "positive"
+[[bodies]]
+generator = "particle"
+mass = 1.0
+count = 300
+seed = 9
+spread = [9.0, 9.0]
+"#,
+        2.0,
+    );
+}
+
+#[test]
+fn implicit_wall_kernels_match_their_cpu_twins_3d() {
+    kernel_parity(
+        "3D ellipsoid and superellipse",
+        r#"
+dimension = 3
+[solver]
+dt = 0.01
+[contact]
+dhat = 0.01
+kappa = 100.0
+barrier = "book"
+[[walls]]
+type = "implicit"
+shape = "ellipsoid"
+semi_axes = [3.0, 2.5, 2.0]
+[[walls]]
+type = "implicit"
+shape = "superellipse"
+semi_axes = [2.8, 2.8, 2.8]
+exponent = 3.5
+[[bodies]]
+generator = "particle"
+mass = 1.0
+count = 257
+seed = 2
+spread = [3.0, 3.0, 3.0]
+"#,
+        1.0,
+    );
+}
