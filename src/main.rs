@@ -123,6 +123,28 @@ fn make_backend(
     }
 }
 
+/// On a headless machine without `XDG_RUNTIME_DIR`, Mesa's Vulkan drivers print
+/// "error: XDG_RUNTIME_DIR is invalid" for every instance, which reads like a failure
+/// of ours. Point it at a private folder of this user's when it is unset.
+fn quiet_vulkan_loader() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_some() {
+        return;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        // SAFETY: geteuid has no preconditions.
+        let uid = unsafe { libc::geteuid() };
+        let dir = std::env::temp_dir().join(format!("springsim-runtime-{uid}"));
+        let made = std::fs::DirBuilder::new().mode(0o700).create(&dir);
+        let ok = made.is_ok() || dir.is_dir();
+        if ok {
+            // Single-threaded here: no other thread reads the environment yet.
+            std::env::set_var("XDG_RUNTIME_DIR", &dir);
+        }
+    }
+}
+
 fn main() -> ExitCode {
     // Die quietly when stdout is a closed pipe (`springsim scenes | head`), as Unix
     // tools do, instead of panicking on the failed write.
@@ -131,6 +153,7 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    quiet_vulkan_loader();
     let cli = Cli::parse();
     match cli.command {
         Command::Restitution(args) => springsim::restitution::cli::main(args),
