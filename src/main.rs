@@ -61,6 +61,10 @@ enum Command {
         /// Worker threads of the CPU backend (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
+        /// Newton direction solver (default: the scene's `[solver] linear_solver`, else
+        /// pcg); `direct` is the sparse Cholesky baseline, CPU backend only.
+        #[arg(long, value_enum)]
+        linear_solver: Option<springsim::linear_solver::LinearSolver>,
     },
     /// List the bundled scenes, one line each.
     Scenes,
@@ -86,6 +90,9 @@ enum Command {
     Restitution(springsim::restitution::cli::RestitutionArgs),
     /// Turn a run's steps.csv into PNG plots (energies, Newton/CG iterations, minimum distance).
     Plot(springsim::steps_plots::PlotArgs),
+    /// Time a fixed ladder of scenes (25 nodes to ~1M) on the CPU (PCG and direct)
+    /// and GPU backends; prints a table and writes bench.csv and bench.json.
+    Bench(springsim::bench::cli::BenchArgs),
 }
 
 /// Opens the chosen backend. `auto` takes a hardware GPU when there is one and
@@ -96,8 +103,17 @@ fn make_backend(
     scene: &scene::Scene,
     quiet: bool,
 ) -> Result<Box<dyn Backend>, String> {
+    use springsim::linear_solver::LinearSolver;
+    let cpu = || CpuBackend::new(scene.model.clone()).with_linear_solver(scene.linear_solver);
+    if scene.linear_solver == LinearSolver::Direct {
+        // The direct solver exists on the CPU only; auto picks the CPU for it.
+        return match choice {
+            BackendChoice::Gpu => Err("--backend gpu: the direct linear solver runs on the CPU backend only; use --linear-solver pcg or --backend cpu".into()),
+            _ => Ok(Box::new(cpu())),
+        };
+    }
     match choice {
-        BackendChoice::Cpu => Ok(Box::new(CpuBackend::new(scene.model.clone()))),
+        BackendChoice::Cpu => Ok(Box::new(cpu())),
         BackendChoice::Gpu => GpuBackend::new(scene.model.clone())
             .map(|b| Box::new(b) as Box<dyn Backend>)
             .map_err(|e| format!("--backend gpu: {e}")),
@@ -126,6 +142,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Restitution(args) => springsim::restitution::cli::main(args),
         Command::Plot(args) => springsim::steps_plots::main(args),
+        Command::Bench(args) => springsim::bench::cli::main(args),
         Command::Scenes => {
             for (name, text) in scene::BUNDLED {
                 match scene::parse(text, &format!("bundled:{name}"), name) {
@@ -248,9 +265,15 @@ fn main() -> ExitCode {
             frames,
             quiet,
             threads,
+            linear_solver,
         } => {
             let scene = match scene::load(&scene) {
-                Ok(s) => s,
+                Ok(mut s) => {
+                    if let Some(ls) = linear_solver {
+                        s.linear_solver = ls;
+                    }
+                    s
+                }
                 Err(e) => {
                     eprintln!("error: {e}");
                     return ExitCode::from(2);
