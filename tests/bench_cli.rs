@@ -52,11 +52,7 @@ fn rows(csv: &str) -> Vec<std::collections::HashMap<String, String>> {
         .map(|l| {
             let cells = split(l);
             assert_eq!(cells.len(), header.len(), "{l}");
-            header
-                .iter()
-                .cloned()
-                .zip(cells)
-                .collect()
+            header.iter().cloned().zip(cells).collect()
         })
         .collect()
 }
@@ -107,6 +103,9 @@ fn quick_ladder_on_the_cpu_with_pcg_and_direct() {
         }
         assert!(r["gpu_memory_mib"].is_empty());
         assert!(f("host_rss_mib") > 1.0);
+        // About 250 (small square) to 700 (lattice) bytes per node for a GPU CG iteration.
+        let per_node = f("gpu_cg_bytes_per_iter") / f("nodes");
+        assert!(per_node > 200.0 && per_node < 800.0, "{r:?}");
         // Bodies start 5–6 cm above the ground: after the steps they are close, never through.
         let d = f("min_wall_distance");
         assert!(d > 0.0 && d < 0.06, "{r:?}");

@@ -2,6 +2,7 @@
 //! fixed number of steps after a warm-up, reported as a table, `bench.csv` and
 //! `bench.json` (BENCHMARKS.md holds the measured tables).
 
+pub mod bandwidth;
 pub mod cli;
 pub mod ladder;
 pub mod table;
@@ -99,6 +100,9 @@ pub struct BenchRow {
     pub node_steps_per_s: Option<f64>,
     /// Smallest wall distance at the end of the timed steps (m): positive, below a few cm.
     pub min_wall_distance: Option<f64>,
+    /// Bytes one GPU CG iteration moves at least ([`bandwidth::cg_iteration_bytes`]),
+    /// for the bandwidth bound; given on every row of an entry.
+    pub gpu_cg_bytes_per_iter: u64,
 }
 
 /// A row without figures, carrying a reason.
@@ -126,6 +130,9 @@ fn note_row(
         host_rss_mib: None,
         node_steps_per_s: None,
         min_wall_distance: None,
+        gpu_cg_bytes_per_iter: scene.map_or(0, |s| {
+            bandwidth::cg_iteration_bytes(s.model.num_nodes(), s.model.springs.len(), s.model.dim)
+        }),
     }
 }
 

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 /// Columns of `bench.csv`, in order.
-pub const CSV_COLUMNS: [&str; 17] = [
+pub const CSV_COLUMNS: [&str; 18] = [
     "scene",
     "dimension",
     "nodes",
@@ -23,6 +23,7 @@ pub const CSV_COLUMNS: [&str; 17] = [
     "host_rss_mib",
     "node_steps_per_s",
     "min_wall_distance",
+    "gpu_cg_bytes_per_iter",
     "date_utc",
 ];
 
@@ -71,6 +72,7 @@ pub fn csv(rows: &[BenchRow], date_utc: &str) -> String {
             opt(r.host_rss_mib),
             opt(r.node_steps_per_s),
             opt(r.min_wall_distance),
+            r.gpu_cg_bytes_per_iter.to_string(),
             date_utc.to_string(),
         ];
         out.push_str(&cells.join(","));
