@@ -38,8 +38,11 @@ fn sag(generator: &str, cells: usize, stiffness_key: &str) -> f64 {
     // The bottom nodes: the lowest y of the undeformed body.
     let x0 = &scene.model.x0;
     let y_min = x0.chunks(dim).map(|p| p[1]).fold(f64::INFINITY, f64::min);
-    let bottom: Vec<usize> = (0..x0.len() / dim).filter(|&i| x0[i * dim + 1] == y_min).collect();
-    let centroid_y = |x: &[f64]| bottom.iter().map(|&i| x[i * dim + 1]).sum::<f64>() / bottom.len() as f64;
+    let bottom: Vec<usize> = (0..x0.len() / dim)
+        .filter(|&i| x0[i * dim + 1] == y_min)
+        .collect();
+    let centroid_y =
+        |x: &[f64]| bottom.iter().map(|&i| x[i * dim + 1]).sum::<f64>() / bottom.len() as f64;
     let y0 = centroid_y(&scene.model.x0);
     let mut sim = Simulation::new(
         Box::new(CpuBackend::new(scene.model.clone())),

@@ -358,12 +358,14 @@ impl Builder<'_> {
                     "give either spring_stiffness or material_stiffness, not both",
                 ))
             }
-            (None, None) => return Err(self.err(
-                &body,
-                format!(
+            (None, None) => {
+                return Err(self.err(
+                    &body,
+                    format!(
                     "missing field `spring_stiffness` or `material_stiffness` (required by {what})"
                 ),
-            )),
+                ))
+            }
         };
         let velocity = match &b.velocity {
             Some(v) => self.vector(&p("velocity"), v, dim)?,
