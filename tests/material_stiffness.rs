@@ -132,3 +132,37 @@ fn stiffness_keys_are_exclusive_and_checked() {
     assert!((k[0] - 16_000.0).abs() < 1e-9, "{k:?}");
     assert!((k[19] - 8_000.0).abs() < 1e-9, "{k:?}");
 }
+
+/// Seed 003's square drop at `cells` cells with `stiffness_key`, 150 steps (1.5 s, the
+/// square lands at about 0.3 s) on the direct solver: the final centroid height (m).
+fn drop_centroid(cells: usize, stiffness_key: &str) -> f64 {
+    let text = std::fs::read_to_string("scenes/square_drop.toml")
+        .unwrap()
+        .replace("cells = [4, 4]", &format!("cells = [{cells}, {cells}]"))
+        .replace("spring_stiffness = 2e4", stiffness_key)
+        .replace("contact_area = 0.25", "contact_area = \"boundary\"");
+    let scene = common::scene(&text);
+    let backend = CpuBackend::new(scene.model.clone())
+        .with_linear_solver(springsim::linear_solver::LinearSolver::Direct);
+    let mut sim = Simulation::new(Box::new(backend), scene.model.solver.clone());
+    for _ in 0..150 {
+        sim.step().unwrap();
+    }
+    let x = sim.backend().positions();
+    x.chunks(2).map(|p| p[1]).sum::<f64>() / (x.len() / 2) as f64
+}
+
+#[test]
+fn a_stiff_enough_square_lands_the_same_at_8_and_32_cells_where_the_course_k_folds() {
+    // E = 3.2e6 N/m: the impact strain v/c is about 9 %; the square comes to rest on
+    // the ground (centroid 0.5 m above it, less a little sag) at either resolution.
+    let (coarse, fine) = (
+        drop_centroid(8, "material_stiffness = 3.2e6"),
+        drop_centroid(32, "material_stiffness = 3.2e6"),
+    );
+    assert!((coarse - fine).abs() < 5e-3, "{coarse} vs {fine}");
+    assert!(fine > -0.51 && fine < -0.48, "{fine}");
+    // The course's k = 2e4 (about E = 3.2e5, impact strain about 28 %) folds at 32 cells.
+    let folded = drop_centroid(32, "spring_stiffness = 2e4");
+    assert!(folded < -0.6, "{folded}");
+}

@@ -61,7 +61,7 @@ impl Entry {
                 "point = [0.0, -1.0]\nnormal = [0.0, 1.0]",
                 format!(
                     "generator = \"grid\"\nsize = [1.0, 1.0]\ncells = [{c}, {c}]\ncenter = [0.0, -0.44]\n\
-                     velocity = [0.0, -1.0]\ndensity = 1000.0\nmaterial_stiffness = 3.2e5\n"
+                     velocity = [0.0, -1.0]\ndensity = 1000.0\nmaterial_stiffness = 3.2e6\n"
                 ),
             ),
             Family::Lattice => (
