@@ -6,11 +6,13 @@
 //! notes and the README for the conventions and the scene format.
 
 pub mod backend;
+pub mod bench;
 pub mod compare;
 pub mod energy;
 pub mod gpu;
 pub mod implicit;
 pub mod integrator;
+pub mod linear_solver;
 pub mod model;
 pub mod newton;
 pub mod nonsmooth;

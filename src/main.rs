@@ -61,6 +61,10 @@ enum Command {
         /// Worker threads of the CPU backend (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
+        /// Newton direction solver (default: the scene's `[solver] linear_solver`, else
+        /// pcg); `direct` is the sparse Cholesky baseline, CPU backend only.
+        #[arg(long, value_enum)]
+        linear_solver: Option<springsim::linear_solver::LinearSolver>,
     },
     /// List the bundled scenes, one line each.
     Scenes,
@@ -88,6 +92,9 @@ enum Command {
     Plot(springsim::steps_plots::PlotArgs),
     /// Turn a run's trajectory.csv into animation.gif and PNG stills (walls, springs, balls).
     Render(springsim::render::RenderArgs),
+    /// Time a fixed ladder of scenes (25 nodes to ~1M) on the CPU (PCG and direct)
+    /// and GPU backends; prints a table and writes bench.csv and bench.json.
+    Bench(springsim::bench::cli::BenchArgs),
 }
 
 /// Opens the chosen backend. `auto` takes a hardware GPU when there is one and
@@ -98,8 +105,17 @@ fn make_backend(
     scene: &scene::Scene,
     quiet: bool,
 ) -> Result<Box<dyn Backend>, String> {
+    use springsim::linear_solver::LinearSolver;
+    let cpu = || CpuBackend::new(scene.model.clone()).with_linear_solver(scene.linear_solver);
+    if scene.linear_solver == LinearSolver::Direct {
+        // The direct solver exists on the CPU only; auto picks the CPU for it.
+        return match choice {
+            BackendChoice::Gpu => Err("--backend gpu: the direct linear solver runs on the CPU backend only; use --linear-solver pcg or --backend cpu".into()),
+            _ => Ok(Box::new(cpu())),
+        };
+    }
     match choice {
-        BackendChoice::Cpu => Ok(Box::new(CpuBackend::new(scene.model.clone()))),
+        BackendChoice::Cpu => Ok(Box::new(cpu())),
         BackendChoice::Gpu => GpuBackend::new(scene.model.clone())
             .map(|b| Box::new(b) as Box<dyn Backend>)
             .map_err(|e| format!("--backend gpu: {e}")),
@@ -159,6 +175,7 @@ fn main() -> ExitCode {
         Command::Restitution(args) => springsim::restitution::cli::main(args),
         Command::Plot(args) => springsim::steps_plots::main(args),
         Command::Render(args) => springsim::render::main(args),
+        Command::Bench(args) => springsim::bench::cli::main(args),
         Command::Scenes => {
             for (name, text) in scene::BUNDLED {
                 match scene::parse(text, &format!("bundled:{name}"), name) {
@@ -281,9 +298,15 @@ fn main() -> ExitCode {
             frames,
             quiet,
             threads,
+            linear_solver,
         } => {
             let scene = match scene::load(&scene) {
-                Ok(s) => s,
+                Ok(mut s) => {
+                    if let Some(ls) = linear_solver {
+                        s.linear_solver = ls;
+                    }
+                    s
+                }
                 Err(e) => {
                     eprintln!("error: {e}");
                     return ExitCode::from(2);

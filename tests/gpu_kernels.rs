@@ -319,7 +319,8 @@ fn a_scene_too_large_for_the_adapter_is_a_clear_error() {
 fn more_than_65535_workgroups_per_dispatch() {
     // 16.8M free particles: 65 538 workgroups of 256 nodes, so every per-node kernel
     // runs on a two-dimensional grid for real, and the node vectors (134 MB each)
-    // exceed wgpu's default 128 MiB binding limit, so the adapter's limits are asked for.
+    // exceed wgpu's default 128 MiB binding limit, so the adapter's limits are asked
+    // for; where even those are too small, the error must say so clearly.
     let n = 65_536 * 256 + 300;
     let mut model = random_model(4, 2, "book", 11);
     model.springs.clear();
@@ -338,8 +339,23 @@ fn more_than_65535_workgroups_per_dispatch() {
     model.contact_area = vec![0.1; n];
     model.fixed = vec![false; n];
     model.bodies[0].nodes = n;
-    let Some(mut gpu) = gpu_backend(model.clone(), GpuOptions::default()) else {
+    if gpu_backend(random_model(4, 2, "book", 12), GpuOptions::default()).is_none() {
         return;
+    }
+    let mut gpu = match GpuBackend::new(model.clone()) {
+        Ok(g) => g,
+        Err(e) => {
+            // Adapters that bind at most 128 MiB per storage buffer (lavapipe among
+            // them) cannot hold this scene: that must be the clear error naming the
+            // scene size and the adapter's limit. The two-dimensional dispatch itself is
+            // covered on every adapter by kernels_match_on_a_two_dimensional_dispatch_grid.
+            assert!(
+                e.contains("allows at most") && e.contains("16777516 nodes"),
+                "{e}"
+            );
+            eprintln!("adapter too small for the 16.8M-node dispatch: {e}");
+            return;
+        }
     };
     assert!(!gpu.uses_default_limits());
     let cpu = CpuBackend::new(model.clone());

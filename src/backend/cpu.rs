@@ -25,6 +25,9 @@ use crate::par;
 use crate::pcg::{pcg, LinearOperator, PcgResult, PcgWork};
 use crate::wall::plane_ccd_bound;
 
+mod direct;
+pub use crate::linear_solver::LinearSolver;
+
 /// Largest supported dimension (for stack scratch arrays).
 const MAX_DIM: usize = 3;
 
@@ -50,6 +53,8 @@ pub struct CpuBackend {
     work: PcgWork,
     current_energy: f64,
     last_pcg: Option<PcgResult>,
+    linear_solver: LinearSolver,
+    direct: Option<direct::DirectSolver>,
 }
 
 impl CpuBackend {
@@ -87,6 +92,8 @@ impl CpuBackend {
             work: PcgWork::default(),
             current_energy: 0.0,
             last_pcg: None,
+            linear_solver: LinearSolver::Pcg,
+            direct: None,
             model,
         };
         // Newmark needs a consistent initial acceleration a⁰ = −M⁻¹∇Ψ(x⁰).
@@ -104,6 +111,18 @@ impl CpuBackend {
         });
         me.a = acc;
         me
+    }
+
+    /// Chooses how Newton directions are solved (PCG by default; `Direct` is the
+    /// sparse Cholesky baseline of [`crate::linear_solver`]).
+    pub fn with_linear_solver(mut self, solver: LinearSolver) -> Self {
+        self.linear_solver = solver;
+        self
+    }
+
+    /// The Newton direction solver in use.
+    pub fn linear_solver(&self) -> LinearSolver {
+        self.linear_solver
     }
 
     /// The model this backend simulates.
@@ -384,16 +403,23 @@ impl NewtonSystem for CpuBackend {
         self.assemble();
         let s = &self.model.solver;
         let (tol, max_iter) = (s.cg_tolerance, s.cg_max_iterations);
+        let direct = match self.linear_solver {
+            LinearSolver::Direct => self.solve_direct(),
+            LinearSolver::Pcg => None,
+        };
         let mut p = std::mem::take(&mut self.p);
         let mut work = std::mem::take(&mut self.work);
-        let res = pcg(
-            &self.operator(),
-            &self.rhs,
-            &mut p,
-            tol,
-            max_iter,
-            &mut work,
-        );
+        // PCG also stands in should a factorisation ever fail (H is SPD, so it should not).
+        let res = direct.unwrap_or_else(|| {
+            pcg(
+                &self.operator(),
+                &self.rhs,
+                &mut p,
+                tol,
+                max_iter,
+                &mut work,
+            )
+        });
         self.p = p;
         self.work = work;
         self.last_pcg = Some(res);

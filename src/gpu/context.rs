@@ -90,13 +90,16 @@ impl GpuContext {
         } else {
             let al = adapter.limits();
             if !fits(&al) {
+                let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
                 return Err(format!(
-                    "the scene needs a {} MiB storage buffer (`{}`), but adapter {} allows at most {} MiB per storage binding and {} MiB per buffer",
-                    needs.largest_buffer >> 20,
+                    "the scene needs a storage buffer of {} bytes ({:.2} MiB, `{}`), but adapter {} allows at most {} bytes ({:.2} MiB) per storage binding and {:.2} MiB per buffer",
+                    needs.largest_buffer,
+                    mib(needs.largest_buffer),
                     needs.largest_buffer_name,
                     describe(&info),
-                    al.max_storage_buffer_binding_size >> 20,
-                    al.max_buffer_size >> 20
+                    al.max_storage_buffer_binding_size,
+                    mib(al.max_storage_buffer_binding_size),
+                    mib(al.max_buffer_size)
                 ));
             }
             wgpu::Limits {

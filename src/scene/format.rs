@@ -51,6 +51,8 @@ pub struct SolverSection {
     pub max_line_search_halvings: Option<u32>,
     /// Gravity (m/s²); default (0, −9.81[, 0]).
     pub gravity: Option<Vec<f64>>,
+    /// Newton direction solver of the CPU backend: `pcg` (default) or `direct`.
+    pub linear_solver: Option<crate::linear_solver::LinearSolver>,
 }
 
 /// `[contact]`.
@@ -164,6 +166,10 @@ pub struct BodySection {
     pub density: Option<f64>,
     /// Stiffness k of every spring (N/m); not for particles.
     pub spring_stiffness: Option<f64>,
+    /// Resolution-independent material stiffness E (N/m for grid and cloth, Pa for
+    /// lattice), the alternative to `spring_stiffness`: each spring stores the strain
+    /// energy of an equal share of the body (`scenes/README.md`).
+    pub material_stiffness: Option<f64>,
     /// Particles only: mass (kg).
     pub mass: Option<f64>,
     /// Particles only: radius (m, default 0); contact acts on the distance minus the radius.

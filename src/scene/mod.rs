@@ -6,6 +6,7 @@ mod balls;
 pub mod error;
 pub mod format;
 pub mod generators;
+mod material;
 mod particles;
 mod walls;
 
@@ -14,6 +15,7 @@ use crate::model::{BodyInfo, Model, SolverParams, Spring};
 use crate::wall::PlaneWall;
 pub use error::SceneError;
 use format::{BodySection, Generator, SceneFile};
+use material::Stiffness;
 use std::path::Path;
 
 /// Scenes shipped inside the binary (also in `scenes/`), by name.
@@ -79,6 +81,8 @@ pub struct Scene {
     pub nonsmooth: Option<crate::nonsmooth::NonsmoothParams>,
     /// The particles' common radius (m); the walls of `model` are already moved by it.
     pub particle_radius: f64,
+    /// How the CPU backend solves the Newton systems (`[solver] linear_solver`).
+    pub linear_solver: crate::linear_solver::LinearSolver,
 }
 
 /// Loads a scene from a path, or from a bundled scene name when no such file exists.
@@ -336,6 +340,7 @@ impl Builder<'_> {
             default_steps,
             nonsmooth,
             particle_radius,
+            linear_solver: s.linear_solver.unwrap_or_default(),
         })
     }
 
@@ -408,10 +413,24 @@ impl Builder<'_> {
             &p("density"),
             self.required(&body, "density", b.density, &what)?,
         )?;
-        let stiffness = self.positive(
-            &p("spring_stiffness"),
-            self.required(&body, "spring_stiffness", b.spring_stiffness, &what)?,
-        )?;
+        let stiffness = match (b.spring_stiffness, b.material_stiffness) {
+            (Some(k), None) => Stiffness::PerSpring(self.positive(&p("spring_stiffness"), k)?),
+            (None, Some(e)) => Stiffness::Material(self.positive(&p("material_stiffness"), e)?),
+            (Some(_), Some(_)) => {
+                return Err(self.err(
+                    &p("material_stiffness"),
+                    "give either spring_stiffness or material_stiffness, not both",
+                ))
+            }
+            (None, None) => {
+                return Err(self.err(
+                    &body,
+                    format!(
+                    "missing field `spring_stiffness` or `material_stiffness` (required by {what})"
+                ),
+                ))
+            }
+        };
         let velocity = match &b.velocity {
             Some(v) => self.vector(&p("velocity"), v, dim)?,
             None => vec![0.0; dim],
@@ -507,7 +526,7 @@ impl Builder<'_> {
                 a: a + first as u32,
                 b: c + first as u32,
                 rest_length_sq: l2,
-                stiffness,
+                stiffness: stiffness.spring_k(mesh.measure, mesh.springs.len(), l2),
             });
         }
         model.bodies.push(BodyInfo {

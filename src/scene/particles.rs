@@ -139,6 +139,7 @@ impl Builder<'_> {
             ("cells", b.cells.is_some()),
             ("density", b.density.is_some()),
             ("spring_stiffness", b.spring_stiffness.is_some()),
+            ("material_stiffness", b.material_stiffness.is_some()),
             ("bending", b.bending),
             ("spread", b.spread.is_some()),
             ("speed", b.speed.is_some()),

@@ -1,0 +1,279 @@
+//! `springsim bench`: a fixed ladder of scenes stepped on the chosen backends for a
+//! fixed number of steps after a warm-up, reported as a table, `bench.csv` and
+//! `bench.json` (BENCHMARKS.md holds the measured tables).
+
+pub mod bandwidth;
+pub mod cli;
+pub mod ladder;
+pub mod table;
+
+use crate::backend::cpu::{CpuBackend, LinearSolver};
+use crate::backend::gpu::GpuBackend;
+use crate::backend::Backend;
+use crate::sim::Simulation;
+use ladder::Entry;
+use serde::Serialize;
+use std::time::Instant;
+
+/// A backend column of the benchmark.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BenchBackend {
+    /// The f64 CPU backend with matrix-free Jacobi PCG.
+    Cpu,
+    /// The f64 CPU backend with the sparse Cholesky direct solver.
+    Direct,
+    /// The f32 wgpu backend.
+    Gpu,
+}
+
+impl BenchBackend {
+    /// The name on the command line and in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            BenchBackend::Cpu => "cpu",
+            BenchBackend::Direct => "direct",
+            BenchBackend::Gpu => "gpu",
+        }
+    }
+
+    /// Parses `cpu`, `direct` or `gpu`.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "cpu" => Ok(BenchBackend::Cpu),
+            "direct" => Ok(BenchBackend::Direct),
+            "gpu" => Ok(BenchBackend::Gpu),
+            _ => Err(format!(
+                "--backends: unknown backend `{s}` (expected cpu, direct or gpu)"
+            )),
+        }
+    }
+}
+
+/// How to run the ladder.
+#[derive(Clone, Debug)]
+pub struct BenchOptions {
+    /// Backends, in column order.
+    pub backends: Vec<BenchBackend>,
+    /// Timed steps per entry.
+    pub steps: u64,
+    /// Untimed steps before them.
+    pub warmup: u64,
+    /// Entries above this many nodes are skipped (with a note).
+    pub max_nodes: usize,
+    /// Run the GPU rows on a software adapter (lavapipe) too.
+    pub allow_software_gpu: bool,
+}
+
+/// One row of the table: an entry on a backend.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BenchRow {
+    /// Entry name, e.g. `square2d_64`.
+    pub scene: String,
+    /// Spatial dimension.
+    pub dimension: usize,
+    /// Nodes.
+    pub nodes: usize,
+    /// Springs.
+    pub springs: usize,
+    /// `cpu`, `direct` or `gpu`.
+    pub backend: String,
+    /// The device, in words (CPU model and threads, or the GPU adapter).
+    pub device: String,
+    /// `ok`, or `skipped: REASON` / `failed: REASON` (then the figures are absent).
+    pub status: String,
+    /// Timed steps.
+    pub steps: u64,
+    /// Warm-up steps before them.
+    pub warmup: u64,
+    /// Wall-clock milliseconds per timed step.
+    pub ms_per_step: Option<f64>,
+    /// Newton iterations per timed step.
+    pub newton_per_step: Option<f64>,
+    /// CG iterations per Newton direction solve (0 for the direct solver).
+    pub cg_per_newton: Option<f64>,
+    /// Device memory of the scene's GPU buffers (MiB); GPU rows only.
+    pub gpu_memory_mib: Option<f64>,
+    /// Resident memory of the whole process after the timed steps, backend alive (MiB).
+    pub host_rss_mib: Option<f64>,
+    /// Throughput: nodes × timed steps / timed seconds.
+    pub node_steps_per_s: Option<f64>,
+    /// Smallest wall distance at the end of the timed steps (m): positive, below a few cm.
+    pub min_wall_distance: Option<f64>,
+    /// Bytes one GPU CG iteration moves at least ([`bandwidth::cg_iteration_bytes`]),
+    /// for the bandwidth bound; given on every row of an entry.
+    pub gpu_cg_bytes_per_iter: u64,
+}
+
+/// A row without figures, carrying a reason.
+fn note_row(
+    e: &Entry,
+    scene: Option<&crate::scene::Scene>,
+    backend: BenchBackend,
+    status: String,
+    o: &BenchOptions,
+) -> BenchRow {
+    BenchRow {
+        scene: e.name(),
+        dimension: scene.map_or(0, |s| s.model.dim),
+        nodes: e.nodes(),
+        springs: scene.map_or(0, |s| s.model.springs.len()),
+        backend: backend.name().into(),
+        device: String::new(),
+        status,
+        steps: o.steps,
+        warmup: o.warmup,
+        ms_per_step: None,
+        newton_per_step: None,
+        cg_per_newton: None,
+        gpu_memory_mib: None,
+        host_rss_mib: None,
+        node_steps_per_s: None,
+        min_wall_distance: None,
+        gpu_cg_bytes_per_iter: scene.map_or(0, |s| {
+            bandwidth::cg_iteration_bytes(s.model.num_nodes(), s.model.springs.len(), s.model.dim)
+        }),
+    }
+}
+
+/// Bytes the CPU backend holds for a scene, roughly (state, Hessian blocks, CG vectors).
+pub fn cpu_bytes_estimate(nodes: usize, springs: usize, dim: usize) -> u64 {
+    let per_node = 8 * (14 * dim + dim * dim) + 40;
+    let per_spring = 8 * (dim + dim * dim) + 32;
+    (nodes * per_node + springs * per_spring) as u64
+}
+
+/// `MemAvailable` of `/proc/meminfo` in bytes, when there is one.
+pub fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// The process's resident set size (MiB) from `/proc/self/status`.
+pub fn resident_mib() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = text.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+/// Opens `backend` for the entry's scene, or says why it cannot run.
+fn open(
+    backend: BenchBackend,
+    scene: &crate::scene::Scene,
+    o: &BenchOptions,
+) -> Result<Box<dyn Backend>, String> {
+    let m = &scene.model;
+    match backend {
+        BenchBackend::Cpu | BenchBackend::Direct => {
+            let need = cpu_bytes_estimate(m.num_nodes(), m.springs.len(), m.dim);
+            // The factor of a 3D mesh fills in far beyond the matrix; keep a margin.
+            let need = if backend == BenchBackend::Direct {
+                need * 6
+            } else {
+                need
+            };
+            if let Some(avail) = available_memory() {
+                if need > avail {
+                    return Err(format!(
+                        "skipped: needs about {:.1} GiB, {:.1} GiB available",
+                        need as f64 / 1073741824.0,
+                        avail as f64 / 1073741824.0
+                    ));
+                }
+            }
+            if backend == BenchBackend::Direct && m.dim == 3 && m.num_nodes() > 150_000 {
+                return Err(
+                    "skipped: 3D fill-in makes the direct factor too large above 150k nodes".into(),
+                );
+            }
+            let solver = match backend {
+                BenchBackend::Direct => LinearSolver::Direct,
+                _ => LinearSolver::Pcg,
+            };
+            Ok(Box::new(
+                CpuBackend::new(m.clone()).with_linear_solver(solver),
+            ))
+        }
+        BenchBackend::Gpu => {
+            let g = GpuBackend::new(m.clone()).map_err(|e| format!("skipped: {e}"))?;
+            if g.is_software() && !o.allow_software_gpu {
+                return Err(format!(
+                    "skipped: only a software adapter ({}); name gpu in --backends to run on it",
+                    g.adapter()
+                ));
+            }
+            Ok(Box::new(g))
+        }
+    }
+}
+
+/// Runs one entry on one backend.
+pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow {
+    let scene = match e.scene() {
+        Ok(s) => s,
+        Err(err) => return note_row(e, None, backend, format!("failed: {err}"), o),
+    };
+    if e.nodes() > o.max_nodes {
+        let why = format!("skipped: more than --max-nodes {}", o.max_nodes);
+        return note_row(e, Some(&scene), backend, why, o);
+    }
+    let b = match open(backend, &scene, o) {
+        Ok(b) => b,
+        Err(why) => return note_row(e, Some(&scene), backend, why, o),
+    };
+    let mut row = note_row(e, Some(&scene), backend, "ok".into(), o);
+    row.device = b.device();
+    let mut sim = Simulation::new(b, scene.model.solver.clone());
+    for _ in 0..o.warmup {
+        if let Err(err) = sim.step() {
+            row.status = format!("failed: warm-up step {}: {err}", sim.steps_taken() + 1);
+            return row;
+        }
+    }
+    let (mut newton, mut cg, mut min_d) = (0u64, 0u64, f64::INFINITY);
+    let t0 = Instant::now();
+    for _ in 0..o.steps {
+        match sim.step() {
+            Ok(r) => {
+                newton += r.newton_iterations as u64;
+                cg += r.cg_iterations;
+                min_d = r.min_wall_distance;
+            }
+            Err(err) => {
+                row.status = format!("failed: step {}: {err}", sim.steps_taken() + 1);
+                return row;
+            }
+        }
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    let steps = o.steps.max(1) as f64;
+    // Each step solves one more direction than it accepts iterations.
+    let solves = newton as f64 + steps;
+    row.ms_per_step = Some(secs * 1e3 / steps);
+    row.newton_per_step = Some(newton as f64 / steps);
+    row.cg_per_newton = Some(cg as f64 / solves);
+    row.node_steps_per_s = Some(e.nodes() as f64 * steps / secs.max(1e-12));
+    row.min_wall_distance = Some(min_d);
+    row.host_rss_mib = resident_mib();
+    let mem = sim.backend().counters().memory_bytes;
+    if backend == BenchBackend::Gpu {
+        row.gpu_memory_mib = Some(mem as f64 / 1048576.0);
+    }
+    row
+}
+
+/// Runs the ladder, calling `each` with every finished row.
+pub fn run(entries: &[Entry], o: &BenchOptions, mut each: impl FnMut(&BenchRow)) -> Vec<BenchRow> {
+    let mut rows = Vec::new();
+    for e in entries {
+        for &b in &o.backends {
+            let row = run_entry(e, b, o);
+            each(&row);
+            rows.push(row);
+        }
+    }
+    rows
+}

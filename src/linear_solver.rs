@@ -1,0 +1,25 @@
+//! Which linear solver computes the Newton direction `p = −H⁻¹∇E`.
+
+use serde::{Deserialize, Serialize};
+
+/// The Newton direction solver.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum LinearSolver {
+    /// Jacobi-preconditioned conjugate gradients, matrix-free (both backends).
+    #[default]
+    Pcg,
+    /// Sparse Cholesky factorisation of the assembled projected Hessian (`faer`),
+    /// CPU backend only: the baseline many users would reach for.
+    Direct,
+}
+
+impl LinearSolver {
+    /// The name used in scene files, on the command line and in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            LinearSolver::Pcg => "pcg",
+            LinearSolver::Direct => "direct",
+        }
+    }
+}

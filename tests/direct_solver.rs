@@ -1,0 +1,123 @@
+//! `--linear-solver direct`: the sparse Cholesky direction equals the PCG direction,
+//! the square drop matches its PCG run, and the GPU refuses it.
+
+mod common;
+use springsim::backend::cpu::{CpuBackend, LinearSolver};
+use springsim::newton::NewtonSystem;
+use std::process::Command;
+
+#[test]
+fn direct_and_pcg_directions_agree_in_2d_and_3d_with_fixed_nodes() {
+    for (dim, seed) in [(2, 3), (3, 5)] {
+        for barrier in ["book", "ipc"] {
+            let mut model = common::random_model(300, dim, barrier, seed);
+            model.solver.cg_tolerance = 1e-13;
+            model.solver.cg_max_iterations = 20_000;
+            assert!(model.fixed.iter().any(|f| *f));
+            let mut pcg = CpuBackend::new(model.clone());
+            let mut direct = CpuBackend::new(model).with_linear_solver(LinearSolver::Direct);
+            let (dp, dd) = (pcg.compute_direction(), direct.compute_direction());
+            assert!(dp.cg_converged && dp.cg_iterations > 0);
+            assert_eq!(dd.cg_iterations, 0);
+            let (p, q) = (pcg.direction(), direct.direction());
+            let err = common::max_diff(p, q);
+            let scale = common::max_abs(p);
+            assert!(
+                scale > 0.0 && err < 1e-9 * scale,
+                "{dim}D {barrier}: |Δp| {err} vs |p| {scale}"
+            );
+            assert!((dp.norm - dd.norm).abs() < 1e-9 * dp.norm);
+        }
+    }
+}
+
+fn springsim(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_springsim"))
+        .args(args)
+        .output()
+        .expect("run springsim")
+}
+
+fn trajectory(dir: &std::path::Path) -> Vec<f64> {
+    std::fs::read_to_string(dir.join("trajectory.csv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .flat_map(|l| {
+            l.split(',')
+                .skip(2)
+                .map(|v| v.parse::<f64>().unwrap())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn square_drop_with_the_direct_solver_follows_the_pcg_run() {
+    let base = std::env::temp_dir().join(format!("springsim-direct-{}", std::process::id()));
+    let mut runs = Vec::new();
+    for solver in ["pcg", "direct"] {
+        let out = base.join(solver);
+        let o = springsim(&[
+            "run",
+            "scenes/square_drop.toml",
+            "--backend",
+            "cpu",
+            "--linear-solver",
+            solver,
+            "--steps",
+            "500",
+            "--trajectory",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        runs.push(trajectory(&out));
+    }
+    assert_eq!(runs[0].len(), 501 * 25 * 2);
+    // PCG stops at a relative residual of 1e-6; the two runs stay within 1e-5 m.
+    let diff = common::max_diff(&runs[0], &runs[1]);
+    assert!(diff < 1e-5, "largest position difference {diff} m");
+    let summary = std::fs::read_to_string(base.join("direct/summary.json")).unwrap();
+    assert!(summary.contains("\"cg_iterations\": 0"), "{summary}");
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[test]
+fn the_gpu_backend_refuses_the_direct_solver_and_bad_names_are_errors() {
+    let o = springsim(&[
+        "run",
+        "square_drop",
+        "--backend",
+        "gpu",
+        "--linear-solver",
+        "direct",
+        "--steps",
+        "1",
+        "--quiet",
+        "--out",
+        "/tmp/springsim-never",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("direct linear solver runs on the CPU backend only"));
+    let text = std::fs::read_to_string("scenes/square_drop.toml").unwrap();
+    let bad = text.replace(
+        "tolerance = 1e-2",
+        "tolerance = 1e-2\nlinear_solver = \"cholmod\"",
+    );
+    let e = springsim::scene::parse(&bad, "bad.toml", "bad")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("solver.linear_solver") && e.contains("cholmod"),
+        "{e}"
+    );
+    let good = text.replace(
+        "tolerance = 1e-2",
+        "tolerance = 1e-2\nlinear_solver = \"direct\"",
+    );
+    let s = springsim::scene::parse(&good, "ok.toml", "ok").unwrap();
+    assert_eq!(s.linear_solver, LinearSolver::Direct);
+}
