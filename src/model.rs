@@ -96,6 +96,8 @@ pub struct Model {
     pub gravity: Vec<f64>,
     /// Barrier function and its parameters.
     pub barrier: BarrierParams,
+    /// Wall friction coefficients and ε_v (all μ = 0: no friction).
+    pub friction: crate::energy::friction::FrictionParams,
     /// Newton / CG / integrator parameters.
     pub solver: SolverParams,
     /// Bodies and their node ranges.

@@ -38,6 +38,9 @@ pub const STEP_COLUMNS: &[&str] = &[
     "barrier",
     "total",
     "min_wall_distance",
+    "sticking",
+    "sliding",
+    "friction_dissipation",
     "wall_ms",
 ];
 
@@ -59,7 +62,7 @@ impl StepsCsv {
     pub fn write(&mut self, r: &StepRecord) -> Result<(), String> {
         writeln!(
             self.out,
-            "{},{:?},{},{},{},{:?},{:?},{:?},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:.4}",
+            "{},{:?},{},{},{},{:?},{:?},{:?},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{},{},{:?},{:.4}",
             r.step,
             r.time,
             r.newton_iterations,
@@ -77,6 +80,9 @@ impl StepsCsv {
             r.barrier,
             r.total,
             r.min_wall_distance,
+            r.sticking,
+            r.sliding,
+            r.friction_dissipation,
             r.wall_ms
         )
         .and_then(|_| self.out.flush())

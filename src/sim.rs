@@ -44,6 +44,12 @@ pub struct StepRecord {
     pub total: f64,
     /// Smallest distance of any node to any wall (m).
     pub min_wall_distance: f64,
+    /// Friction contacts sticking at the end of the step (tangential slip < ε_v h).
+    pub sticking: u64,
+    /// Friction contacts sliding at the end of the step (tangential slip ≥ ε_v h).
+    pub sliding: u64,
+    /// Friction dissipation over the step, `Σ μ λ |u|` (J).
+    pub friction_dissipation: f64,
     /// Wall-clock time of the step (ms).
     pub wall_ms: f64,
 }
@@ -112,6 +118,9 @@ impl Simulation {
             barrier: diag.barrier,
             total,
             min_wall_distance: diag.min_wall_distance,
+            sticking: diag.sticking,
+            sliding: diag.sliding,
+            friction_dissipation: diag.dissipation,
             wall_ms,
         };
         self.last_newton = stats;

@@ -12,6 +12,9 @@
 use super::{Backend, Diagnostics};
 use crate::energy::add_outer;
 use crate::energy::barrier::{barrier_gradient, barrier_hessian, barrier_value};
+use crate::energy::friction::{
+    friction_gradient, friction_hessian, friction_value, tangent_displacement,
+};
 use crate::energy::gravity::{gravity_gradient, gravity_value};
 use crate::energy::inertia::{inertia_hessian, inertia_value};
 use crate::energy::spring::{spring_gradient, spring_hessian, spring_value};
@@ -55,6 +58,14 @@ pub struct CpuBackend {
     last_pcg: Option<PcgResult>,
     linear_solver: LinearSolver,
     direct: Option<direct::DirectSolver>,
+    /// Walls (plane, then implicit) per node in the friction arrays; 0 without friction.
+    fric_walls: usize,
+    /// Lagged normal force λ (N) per node and wall, from the start of the step.
+    fric_lambda: Vec<f64>,
+    /// Lagged unit normal per node and wall (`dim` components each).
+    fric_normal: Vec<f64>,
+    /// Friction smoothing length `ε_v h` (m).
+    fric_eps: f64,
 }
 
 impl CpuBackend {
@@ -73,7 +84,16 @@ impl CpuBackend {
                 v[i * dim..(i + 1) * dim].iter_mut().for_each(|c| *c = 0.0);
             }
         }
+        let fric_walls = if model.friction.any() {
+            model.walls.len() + model.implicit_walls.len()
+        } else {
+            0
+        };
         let mut me = Self {
+            fric_walls,
+            fric_lambda: vec![0.0; n * fric_walls],
+            fric_normal: vec![0.0; n * fric_walls * dim],
+            fric_eps: model.friction.eps_v * h,
             h2c,
             adj_offsets,
             adj_springs,
@@ -169,6 +189,9 @@ impl CpuBackend {
             for w in &m.implicit_walls {
                 pot += implicit_barrier_value(w, &m.barrier, m.contact_area[i], yi);
             }
+            self.for_each_friction(i, yi, |mu, lam, n, dx| {
+                pot += friction_value(mu, lam, self.fric_eps, n, dx)
+            });
             inertia_value(m.mass[i], yi, &self.x_pred[i * dim..(i + 1) * dim]) + self.h2c * pot
         });
         nodes + self.h2c * self.spring_energy(y)
@@ -244,6 +267,9 @@ impl CpuBackend {
         for w in &m.implicit_walls {
             implicit_barrier_gradient(w, &m.barrier, m.contact_area[i], yi, out);
         }
+        self.for_each_friction(i, yi, |mu, lam, n, dx| {
+            friction_gradient(mu, lam, self.fric_eps, n, dx, out)
+        });
         for e in self.adj_offsets[i]..self.adj_offsets[i + 1] {
             let s = self.adj_springs[e as usize] as usize;
             let sign = if m.springs[s].a as usize == i {
@@ -295,6 +321,9 @@ impl CpuBackend {
                     let area = m.contact_area[i];
                     implicit_barrier_hessian(w, &m.barrier, area, xi, this.h2c, out);
                 }
+                this.for_each_friction(i, xi, |mu, lam, n, dx| {
+                    friction_hessian(mu, lam, this.fric_eps, n, dx, this.h2c, out)
+                });
             });
         }
         self.rhs = rhs;
@@ -318,6 +347,108 @@ impl CpuBackend {
             });
         }
         self.inv_diag = inv_diag;
+    }
+
+    /// Calls `f(μ, λ, n, x_i − xⁿ_i)` for every wall node `i` has lagged friction with.
+    #[inline]
+    fn for_each_friction(&self, i: usize, yi: &[f64], mut f: impl FnMut(f64, f64, &[f64], &[f64])) {
+        let nw = self.fric_walls;
+        if nw == 0 {
+            return;
+        }
+        let dim = self.model.dim;
+        let planes = self.model.walls.len();
+        let mut dx = [0.0; MAX_DIM];
+        for k in 0..dim {
+            dx[k] = yi[k] - self.xn[i * dim + k];
+        }
+        for w in 0..nw {
+            let lam = self.fric_lambda[i * nw + w];
+            let mu = self.model.friction.mu(w, planes);
+            if lam > 0.0 && mu > 0.0 {
+                let n = &self.fric_normal[(i * nw + w) * dim..(i * nw + w + 1) * dim];
+                f(mu, lam, n, &dx[..dim]);
+            }
+        }
+    }
+
+    /// Lagged λ (N) and unit normals of every node's wall contacts at `xⁿ`:
+    /// `λ = −b′(d)` for plane walls, `λ = −b′(W) |∇W|` and `n = ∇W/|∇W|` for implicit
+    /// walls (the barrier force's magnitude and direction). Fixed nodes get none.
+    fn update_friction_lag(&mut self) {
+        let nw = self.fric_walls;
+        if nw == 0 {
+            return;
+        }
+        let m = &self.model;
+        let dim = m.dim;
+        let xn = &self.xn;
+        let mut lam = std::mem::take(&mut self.fric_lambda);
+        let mut nrm = std::mem::take(&mut self.fric_normal);
+        for i in 0..m.num_nodes() {
+            let xi = &xn[i * dim..(i + 1) * dim];
+            let area = m.contact_area[i];
+            for w in 0..nw {
+                let slot = i * nw + w;
+                let out = &mut nrm[slot * dim..(slot + 1) * dim];
+                lam[slot] = 0.0;
+                out.iter_mut().for_each(|c| *c = 0.0);
+                if m.fixed[i] {
+                    continue;
+                }
+                if w < m.walls.len() {
+                    let wall = &m.walls[w];
+                    lam[slot] = -barrier_gradient(&m.barrier, area, wall.distance(xi));
+                    out.copy_from_slice(&wall.normal);
+                } else {
+                    let dual = m.implicit_walls[w - m.walls.len()].dual(xi);
+                    let g = &dual.g[..dim];
+                    let len = g.iter().map(|c| c * c).sum::<f64>().sqrt();
+                    if len > 0.0 && len.is_finite() {
+                        lam[slot] = -barrier_gradient(&m.barrier, area, dual.v) * len;
+                        for k in 0..dim {
+                            out[k] = g[k] / len;
+                        }
+                    }
+                }
+            }
+        }
+        self.fric_lambda = lam;
+        self.fric_normal = nrm;
+    }
+
+    /// Friction statistics of the last step: (sticking, sliding, dissipation (J)).
+    fn friction_stats(&self) -> (u64, u64, f64) {
+        let m = &self.model;
+        let dim = m.dim;
+        let (mut stick, mut slide, mut diss) = (0u64, 0u64, 0.0);
+        for i in 0..m.num_nodes() {
+            self.for_each_friction(i, &self.x[i * dim..(i + 1) * dim], |mu, lam, n, dx| {
+                let mut u = [0.0; MAX_DIM];
+                tangent_displacement(n, dx, &mut u[..dim]);
+                let y = u[..dim].iter().map(|c| c * c).sum::<f64>().sqrt();
+                if y < self.fric_eps {
+                    stick += 1;
+                } else {
+                    slide += 1;
+                }
+                diss += mu * lam * y;
+            });
+        }
+        (stick, slide, diss)
+    }
+
+    /// Lagged friction normal forces λ (N), `nodes × walls` (plane walls, then
+    /// implicit); empty when no wall has friction.
+    pub fn friction_lambda(&self) -> &[f64] {
+        &self.fric_lambda
+    }
+
+    /// Recomputes the lagged λ and normals at `xⁿ` (what [`Backend::begin_step`]
+    /// does); for tests that probe the friction energy.
+    pub fn set_step_start(&mut self, xn: &[f64]) {
+        self.xn.copy_from_slice(xn);
+        self.update_friction_lag();
     }
 
     fn operator(&self) -> NewtonMatrix<'_> {
@@ -489,6 +620,7 @@ impl Backend for CpuBackend {
         par::for_each_piece(&mut self.x_pred, 1, |i, o| {
             o[0] = integrator::predict(integ, h, xn[i], v[i], a[i])
         });
+        self.update_friction_lag();
     }
 
     fn end_step(&mut self) {
@@ -522,7 +654,11 @@ impl Backend for CpuBackend {
         let dim = m.dim;
         let (x, v) = (&self.x, &self.v);
         let node = |i: usize| &x[i * dim..(i + 1) * dim];
+        let (sticking, sliding, dissipation) = self.friction_stats();
         Diagnostics {
+            sticking,
+            sliding,
+            dissipation,
             kinetic: par::sum(m.num_nodes(), |i| {
                 inertia_value(
                     m.mass[i],

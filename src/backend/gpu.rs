@@ -146,6 +146,9 @@ impl GpuBackend {
 
     /// As [`Self::new`], with options.
     pub fn with_options(model: Model, opts: GpuOptions) -> Result<Self, String> {
+        if model.friction.any() {
+            return Err("the GPU backend has no wall friction yet (a wall has friction > 0); run with --backend cpu".to_string());
+        }
         let dim = model.dim;
         if !(dim == 2 || dim == 3) {
             return Err(format!("the GPU backend needs dimension 2 or 3, got {dim}"));
@@ -841,6 +844,7 @@ impl Backend for GpuBackend {
             elastic: l.s[3] as f64,
             barrier: l.e[0] as f64,
             min_wall_distance: if min >= 1e38 { f64::INFINITY } else { min },
+            ..Diagnostics::default()
         }
     }
 }

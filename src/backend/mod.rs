@@ -20,6 +20,13 @@ pub struct Diagnostics {
     pub barrier: f64,
     /// Smallest signed distance of any node to any wall (m); `+∞` without walls.
     pub min_wall_distance: f64,
+    /// Friction contacts (node–wall pairs with lagged λ > 0) whose tangential
+    /// displacement over the last step was below ε_v h.
+    pub sticking: u64,
+    /// Friction contacts whose tangential displacement over the last step was ≥ ε_v h.
+    pub sliding: u64,
+    /// Friction dissipation of the last step, `Σ μ λ |u|` (J).
+    pub dissipation: f64,
 }
 
 /// Host–device traffic and device memory of a backend (zero on the CPU).

@@ -6,6 +6,7 @@
 //! call them on any input. Units: positions in m, masses in kg, energies in J.
 
 pub mod barrier;
+pub mod friction;
 pub mod gravity;
 pub mod inertia;
 pub mod spring;

@@ -215,6 +215,9 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
             barrier: 0.0,
             total: e.mechanical,
             min_wall_distance: min_gap,
+            sticking: 0,
+            sliding: 0,
+            friction_dissipation: 0.0,
             wall_ms,
         })?;
         out.row(&s, step, opts)?;

@@ -70,6 +70,8 @@ pub struct ContactSection {
     pub barrier: Option<BarrierKind>,
     /// Restitution coefficient e in [0, 1]; required by the nonsmooth model.
     pub restitution: Option<f64>,
+    /// Friction: velocity ε_v (m/s) below which friction is static; default 1e-3.
+    pub friction_eps_v: Option<f64>,
 }
 
 /// How contact with walls is modelled.
@@ -132,6 +134,8 @@ pub struct WallSection {
     pub semi_axes: Option<Vec<f64>>,
     /// `superellipse`: exponent n ≥ 1.
     pub exponent: Option<f64>,
+    /// Friction coefficient μ ≥ 0 (dimensionless); default 0 (frictionless).
+    pub friction: Option<f64>,
 }
 
 /// Body generators.

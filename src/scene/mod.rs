@@ -11,6 +11,7 @@ mod particles;
 mod walls;
 
 use crate::energy::barrier::{BarrierKind, BarrierParams};
+use crate::energy::friction::FrictionParams;
 use crate::model::{BodyInfo, Model, SolverParams, Spring};
 use crate::wall::PlaneWall;
 pub use error::SceneError;
@@ -61,6 +62,22 @@ pub const BUNDLED: &[(&str, &str)] = &[
     (
         "lattice_in_sphere",
         include_str!("../../scenes/lattice_in_sphere.toml"),
+    ),
+    (
+        "square_on_slope",
+        include_str!("../../scenes/square_on_slope.toml"),
+    ),
+    (
+        "cube_on_slope",
+        include_str!("../../scenes/cube_on_slope.toml"),
+    ),
+    (
+        "block_thrown",
+        include_str!("../../scenes/block_thrown.toml"),
+    ),
+    (
+        "ball_in_bowl_friction",
+        include_str!("../../scenes/ball_in_bowl_friction.toml"),
     ),
 ];
 
@@ -184,6 +201,43 @@ impl Builder<'_> {
         Ok(v.to_vec())
     }
 
+    /// `contact.friction_eps_v` (m/s), positive; rejected with the nonsmooth model.
+    fn friction_params(
+        &self,
+        c: &format::ContactSection,
+        nonsmooth: bool,
+    ) -> Result<FrictionParams, SceneError> {
+        let mut p = FrictionParams::default();
+        if let Some(e) = c.friction_eps_v {
+            if nonsmooth {
+                return Err(self.err(
+                    "contact.friction_eps_v",
+                    "friction needs the barrier contact model",
+                ));
+            }
+            p.eps_v = self.positive("contact.friction_eps_v", e)?;
+        }
+        Ok(p)
+    }
+
+    /// `walls.i.friction`: μ ≥ 0 and finite; rejected with the nonsmooth model.
+    fn wall_friction(
+        &self,
+        i: usize,
+        w: &format::WallSection,
+        nonsmooth: bool,
+    ) -> Result<f64, SceneError> {
+        let path = format!("walls.{i}.friction");
+        match w.friction {
+            None => Ok(0.0),
+            Some(_) if nonsmooth => {
+                Err(self.err(&path, "friction needs the barrier contact model"))
+            }
+            Some(mu) if mu.is_finite() && mu >= 0.0 => Ok(mu),
+            Some(mu) => Err(self.err(&path, format!("must be a finite number ≥ 0, got {mu}"))),
+        }
+    }
+
     fn build(&self, raw: SceneFile, stem: &str) -> Result<Scene, SceneError> {
         let dim = match raw.dimension {
             2 | 3 => raw.dimension as usize,
@@ -260,11 +314,16 @@ impl Builder<'_> {
         let particle_radius = self.particle_radius(&raw.bodies, nonsmooth.is_some())?;
         let mut walls = Vec::new();
         let mut implicit_walls = Vec::new();
+        let mut friction = self.friction_params(&raw.contact, nonsmooth.is_some())?;
         for (i, w) in raw.walls.iter().enumerate() {
+            let mu = self.wall_friction(i, w, nonsmooth.is_some())?;
             if w.kind == format::WallKind::Implicit {
-                implicit_walls.extend(self.implicit_wall(i, w, dim, particle_radius)?);
+                let parts = self.implicit_wall(i, w, dim, particle_radius)?;
+                friction.implicit_mu.extend(parts.iter().map(|_| mu));
+                implicit_walls.extend(parts);
                 continue;
             }
+            friction.plane_mu.push(mu);
             self.plane_only(i, w)?;
             let point = self.required(
                 &format!("walls.{i}"),
@@ -304,6 +363,7 @@ impl Builder<'_> {
             implicit_walls,
             gravity,
             barrier,
+            friction,
             solver,
             bodies: vec![],
         };

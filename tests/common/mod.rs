@@ -161,6 +161,7 @@ pub fn random_model(n: usize, dim: usize, barrier: &str, seed: u64) -> springsim
             dhat,
             kappa: 1e3,
         },
+        friction: Default::default(),
         solver: SolverParams {
             dt: 0.01,
             integrator: Integrator::ImplicitEuler,

@@ -1,0 +1,193 @@
+//! Analytic checks of wall friction on the CPU backend: a block on a slope that
+//! sticks (μ > tan θ), one that slides (μ < tan θ) and one thrown along flat
+//! ground. The slope is set up in its own frame: a flat wall with normal +y and
+//! gravity `g (−sin θ, −cos θ)`, which is the same physics as a tilted plane.
+
+mod common;
+use springsim::backend::cpu::CpuBackend;
+use springsim::scene::Scene;
+use springsim::sim::Simulation;
+
+const G: f64 = 9.81;
+const DT: f64 = 0.01;
+const EPS_V: f64 = 1e-3;
+
+/// A 1×1-cell block (0.2 m, 40 kg, stiff springs) whose bottom nodes start just
+/// beyond d̂ (scenes may not start in contact); it lands within a few steps.
+fn block(tan: f64, mu: f64, vx: f64) -> Scene {
+    let c = 1.0 / (1.0 + tan * tan).sqrt();
+    let s = tan * c;
+    let text = |y: f64| {
+        format!(
+            r#"
+dimension = 2
+[solver]
+dt = {DT}
+tolerance = 1e-7
+cg_tolerance = 1e-12
+gravity = [{gx}, {gy}]
+[contact]
+dhat = 0.01
+kappa = 1e5
+barrier = "ipc"
+friction_eps_v = {EPS_V}
+[[walls]]
+type = "plane"
+point = [0.0, 0.0]
+normal = [0.0, 1.0]
+friction = {mu}
+[[bodies]]
+generator = "grid"
+size = [0.2, 0.2]
+cells = [1, 1]
+center = [0.0, {y}]
+velocity = [{vx}, 0.0]
+density = 1000.0
+spring_stiffness = 1e6
+contact_area = 0.1
+"#,
+            gx = -G * s,
+            gy = -G * c,
+            y = 0.1 + y,
+        )
+    };
+    common::scene(&text(0.0101))
+}
+
+fn centre(x: &[f64]) -> f64 {
+    x.iter().step_by(2).sum::<f64>() / (x.len() / 2) as f64
+}
+
+fn sim(scene: &Scene) -> Simulation {
+    Simulation::new(
+        Box::new(CpuBackend::new(scene.model.clone())),
+        scene.model.solver.clone(),
+    )
+}
+
+#[test]
+fn block_on_a_steep_enough_slope_slides_at_g_sin_minus_mu_cos() {
+    let (tan, mu) = (0.3, 0.1);
+    let mut s = sim(&block(tan, mu, 0.0));
+    let theta = f64::atan(tan);
+    let expect = G * (theta.sin() - mu * theta.cos());
+    let mut v = vec![];
+    for _ in 0..60 {
+        let r = s.step().unwrap();
+        assert!(r.min_wall_distance > 0.0);
+        v.push(-centre(&s.backend().velocities()));
+    }
+    // After the first 10 steps (slip above ε_v h) the velocity grows linearly.
+    let a = (v[59] - v[19]) / (40.0 * DT);
+    eprintln!("slide: a = {a:.5} m/s², expected g (sin θ − μ cos θ) = {expect:.5}");
+    assert!(
+        (a - expect).abs() < 0.01 * expect,
+        "a = {a}, expected {expect}"
+    );
+}
+
+#[test]
+fn block_on_a_slope_with_mu_above_tan_theta_creeps_below_eps_v_h() {
+    let (tan, mu) = (0.3, 0.5);
+    let mut s = sim(&block(tan, mu, 0.0));
+    let mut xs = vec![];
+    for _ in 0..200 {
+        let r = s.step().unwrap();
+        assert!(r.min_wall_distance > 0.0);
+        xs.push(centre(&s.backend().positions()));
+        if xs.len() > 50 {
+            assert_eq!((r.sticking, r.sliding), (2, 0), "{r:?}");
+        }
+    }
+    // Settled after ~1 s (the landing's oscillation decays by then).
+    let creep = (100..200)
+        .map(|k| (xs[k] - xs[k - 1]).abs())
+        .fold(0.0, f64::max);
+    // Smoothed static friction balances the slope force where f1(|u|) = tan θ / μ,
+    // i.e. |u| = ε_v h (1 − √(1 − tan θ/μ)) per step.
+    let predicted = EPS_V * DT * (1.0 - (1.0 - tan / mu).sqrt());
+    eprintln!(
+        "stick: largest creep per step after 1 s {creep:.3e} m, predicted {predicted:.3e} m, ε_v h = {:.1e} m",
+        EPS_V * DT
+    );
+    assert!(creep < EPS_V * DT, "creep {creep} per step");
+    assert!(
+        (creep - predicted).abs() < 0.1 * predicted,
+        "creep {creep} vs {predicted}"
+    );
+}
+
+#[test]
+fn thrown_block_stops_after_v0_squared_over_two_mu_g() {
+    let (mu, v0) = (0.3, 2.0);
+    let mut s = sim(&block(0.0, mu, v0));
+    // The block lands within a few steps; distances count from the first step whose
+    // start has friction contacts (λ lagged from it), at the speed it then has.
+    let mut engaged = None;
+    let mut stopped = None;
+    let mut dissipated = 0.0;
+    for k in 0..200 {
+        let x = centre(&s.backend().positions());
+        let v = centre(&s.backend().velocities());
+        let r = s.step().unwrap();
+        assert!(r.min_wall_distance > 0.0);
+        if engaged.is_none() && r.sticking + r.sliding > 0 {
+            engaged = Some((k, x, v));
+        }
+        dissipated += r.friction_dissipation;
+        if stopped.is_none() && centre(&s.backend().velocities()).abs() < EPS_V {
+            stopped = Some(k + 1);
+        }
+    }
+    let (k0, x0, v0) = engaged.expect("the block lands");
+    assert!(k0 < 10, "lands at step {k0}");
+    let dist = centre(&s.backend().positions()) - x0;
+    let expect = v0 * v0 / (2.0 * mu * G);
+    let mass: f64 = s_mass(mu, 2.0);
+    eprintln!(
+        "thrown: stops after {dist:.4} m (step {stopped:?}), expected v0²/(2 μ g) = {expect:.4} m; \
+         dissipation {dissipated:.2} J vs ½ m v0² = {:.2} J",
+        0.5 * mass * v0 * v0
+    );
+    assert!(stopped.is_some());
+    assert!((dist - expect).abs() < 0.02 * expect, "{dist} vs {expect}");
+    assert!((dissipated - 0.5 * mass * v0 * v0).abs() < 0.05 * 0.5 * mass * v0 * v0);
+}
+
+fn s_mass(mu: f64, v0: f64) -> f64 {
+    block(0.0, mu, v0).model.mass.iter().sum()
+}
+
+#[test]
+fn bundled_square_on_slope_comes_to_rest_on_the_cpu() {
+    let scene = springsim::scene::load("square_on_slope").unwrap();
+    let mut s = sim(&scene);
+    let mut last = None;
+    for _ in 0..800 {
+        let r = s.step().unwrap();
+        assert!(r.min_wall_distance > 0.0, "{r:?}");
+        last = Some(r);
+    }
+    let r = last.unwrap();
+    assert!(r.kinetic < 1e-6, "{r:?}");
+    assert_eq!((r.sticking, r.sliding), (5, 0), "{r:?}");
+}
+
+#[test]
+fn friction_keys_are_checked() {
+    let base = std::fs::read_to_string("scenes/square_on_slope.toml").unwrap();
+    for (from, to, field) in [
+        ("friction = 0.11", "friction = -0.1", "walls[0].friction"),
+        (
+            "friction_eps_v = 1e-3",
+            "friction_eps_v = 0.0",
+            "contact.friction_eps_v",
+        ),
+    ] {
+        let text = base.replace(from, to);
+        let e = springsim::scene::parse(&text, "slope.toml", "slope")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("slope.toml") && e.contains(field), "{e}");
+    }
+}
