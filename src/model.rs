@@ -56,6 +56,10 @@ pub struct SolverParams {
     pub cg_max_iterations: u32,
     /// Line-search halvings allowed before the Newton iteration gives up.
     pub max_line_search_halvings: u32,
+    /// Extra friction lagging updates per step: after the Newton solve, λ and the
+    /// tangent bases are recomputed at the solution and the step is solved again,
+    /// this many times at most (0: λ and T from the step start only).
+    pub friction_updates: u32,
 }
 
 /// A node range belonging to one body of the scene (for output and checks).

@@ -41,6 +41,7 @@ pub const STEP_COLUMNS: &[&str] = &[
     "sticking",
     "sliding",
     "friction_dissipation",
+    "friction_lambda_change",
     "wall_ms",
 ];
 
@@ -62,7 +63,7 @@ impl StepsCsv {
     pub fn write(&mut self, r: &StepRecord) -> Result<(), String> {
         writeln!(
             self.out,
-            "{},{:?},{},{},{},{:?},{:?},{:?},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{},{},{:?},{:.4}",
+            "{},{:?},{},{},{},{:?},{:?},{:?},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{},{},{:?},{:?},{:.4}",
             r.step,
             r.time,
             r.newton_iterations,
@@ -83,6 +84,7 @@ impl StepsCsv {
             r.sticking,
             r.sliding,
             r.friction_dissipation,
+            r.friction_lambda_change,
             r.wall_ms
         )
         .and_then(|_| self.out.flush())

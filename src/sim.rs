@@ -50,6 +50,9 @@ pub struct StepRecord {
     pub sliding: u64,
     /// Friction dissipation over the step, `Σ μ λ |u|` (J).
     pub friction_dissipation: f64,
+    /// Largest change of a lagged friction λ (N) at the step's last lagging update
+    /// (`solver.friction_updates`); 0 without updates.
+    pub friction_lambda_change: f64,
     /// Wall-clock time of the step (ms).
     pub wall_ms: f64,
 }
@@ -88,7 +91,25 @@ impl Simulation {
     pub fn step(&mut self) -> Result<StepRecord, NewtonError> {
         let t0 = Instant::now();
         self.backend.begin_step();
-        let stats = newton::solve(self.backend.as_mut(), &self.solver)?;
+        let mut stats = newton::solve(self.backend.as_mut(), &self.solver)?;
+        let mut lambda_change = 0.0;
+        for _ in 0..self.solver.friction_updates {
+            lambda_change = self.backend.update_friction_lag();
+            if lambda_change == 0.0 {
+                break;
+            }
+            let more = newton::solve(self.backend.as_mut(), &self.solver)?;
+            stats.iterations += more.iterations;
+            stats.cg_iterations += more.cg_iterations;
+            stats.halvings += more.halvings;
+            stats.alpha_min = stats.alpha_min.min(more.alpha_min);
+            stats.ccd_alpha_min = stats.ccd_alpha_min.min(more.ccd_alpha_min);
+            stats.residual = more.residual;
+            stats.converged = more.converged;
+            stats.line_search_failed |= more.line_search_failed;
+            stats.cg_unconverged += more.cg_unconverged;
+            stats.energies.extend(more.energies);
+        }
         self.backend.end_step();
         let diag = self.backend.diagnostics();
         let wall_ms = t0.elapsed().as_secs_f64() * 1e3;
@@ -121,6 +142,7 @@ impl Simulation {
             sticking: diag.sticking,
             sliding: diag.sliding,
             friction_dissipation: diag.dissipation,
+            friction_lambda_change: lambda_change,
             wall_ms,
         };
         self.last_newton = stats;

@@ -191,3 +191,62 @@ fn friction_keys_are_checked() {
         assert!(e.contains("slope.toml") && e.contains(field), "{e}");
     }
 }
+
+#[test]
+fn lagging_updates_report_the_change_in_lambda_and_keep_the_stopping_distance() {
+    let (mu, v0) = (0.3, 2.0);
+    let mut scene = block(0.0, mu, v0);
+    scene.model.solver.friction_updates = 2;
+    let mut s = sim(&scene);
+    let mut engaged = None;
+    let mut changes = vec![];
+    for k in 0..150 {
+        let x = centre(&s.backend().positions());
+        let v = centre(&s.backend().velocities());
+        let r = s.step().unwrap();
+        assert!(r.min_wall_distance > 0.0);
+        if engaged.is_none() && r.sticking + r.sliding > 0 {
+            engaged = Some((k, x, v));
+        }
+        changes.push(r.friction_lambda_change);
+    }
+    let (_, x0, v0) = engaged.expect("the block lands");
+    let dist = centre(&s.backend().positions()) - x0;
+    let expect = v0 * v0 / (2.0 * mu * G);
+    let largest = changes.iter().cloned().fold(0.0, f64::max);
+    eprintln!("lagged x3: stops after {dist:.4} m, expected {expect:.4} m; largest Δλ {largest:.3e} N, last {:.3e} N", changes[149]);
+    assert!(largest > 0.0);
+    assert!((dist - expect).abs() < 0.02 * expect, "{dist} vs {expect}");
+}
+
+#[test]
+fn ball_in_a_bowl_with_friction_comes_to_rest_at_the_bottom() {
+    let scene = springsim::scene::load("ball_in_bowl_friction").unwrap();
+    let mut s = sim(&scene);
+    let mut dissipated = 0.0;
+    for _ in 0..8000 {
+        let r = s.step().unwrap();
+        assert!(r.min_wall_distance > 0.0, "{r:?}");
+        dissipated += r.friction_dissipation;
+    }
+    let x = s.backend().positions();
+    let v = s.backend().velocities();
+    eprintln!("bowl: rests at {x:?}, v {v:?}, friction dissipated {dissipated:.3} J");
+    // It may rest wherever the bowl's slope is within the friction cone, tan θ ≤ μ:
+    // |x| ≤ (R − r) sin(atan μ) with R − r = 2.7 m.
+    let bound = 2.7 * f64::atan(0.2).sin();
+    assert!(
+        x[0].abs() <= bound && v[0].abs() < 1e-3 && v[1].abs() < 1e-3,
+        "{x:?} {v:?}"
+    );
+    assert!(dissipated > 0.5, "{dissipated}");
+}
+
+#[test]
+fn gpu_backend_refuses_friction_rather_than_ignoring_it() {
+    let scene = springsim::scene::load("square_on_slope").unwrap();
+    let e = springsim::backend::gpu::GpuBackend::new(scene.model.clone())
+        .err()
+        .expect("friction is CPU-only so far");
+    assert!(e.contains("friction"), "{e}");
+}

@@ -372,17 +372,18 @@ impl CpuBackend {
         }
     }
 
-    /// Lagged λ (N) and unit normals of every node's wall contacts at `xⁿ`:
+    /// Lagged λ (N) and unit normals of every node's wall contacts at `xⁿ` (or at
+    /// the current iterate `x` with `at_current`):
     /// `λ = −b′(d)` for plane walls, `λ = −b′(W) |∇W|` and `n = ∇W/|∇W|` for implicit
     /// walls (the barrier force's magnitude and direction). Fixed nodes get none.
-    fn update_friction_lag(&mut self) {
+    fn compute_friction_lag(&mut self, at_current: bool) {
         let nw = self.fric_walls;
         if nw == 0 {
             return;
         }
         let m = &self.model;
         let dim = m.dim;
-        let xn = &self.xn;
+        let xn = if at_current { &self.x } else { &self.xn };
         let mut lam = std::mem::take(&mut self.fric_lambda);
         let mut nrm = std::mem::take(&mut self.fric_normal);
         for i in 0..m.num_nodes() {
@@ -448,7 +449,7 @@ impl CpuBackend {
     /// does); for tests that probe the friction energy.
     pub fn set_step_start(&mut self, xn: &[f64]) {
         self.xn.copy_from_slice(xn);
-        self.update_friction_lag();
+        self.compute_friction_lag(false);
     }
 
     fn operator(&self) -> NewtonMatrix<'_> {
@@ -620,7 +621,7 @@ impl Backend for CpuBackend {
         par::for_each_piece(&mut self.x_pred, 1, |i, o| {
             o[0] = integrator::predict(integ, h, xn[i], v[i], a[i])
         });
-        self.update_friction_lag();
+        self.compute_friction_lag(false);
     }
 
     fn end_step(&mut self) {
@@ -643,6 +644,16 @@ impl Backend for CpuBackend {
 
     fn positions(&mut self) -> Vec<f64> {
         self.x.clone()
+    }
+
+    fn update_friction_lag(&mut self) -> f64 {
+        let before = self.fric_lambda.clone();
+        self.compute_friction_lag(true);
+        before
+            .iter()
+            .zip(&self.fric_lambda)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max)
     }
 
     fn velocities(&mut self) -> Vec<f64> {

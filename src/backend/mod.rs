@@ -56,6 +56,12 @@ pub trait Backend: NewtonSystem {
     fn velocities(&mut self) -> Vec<f64>;
     /// Energies and wall distance of the current state.
     fn diagnostics(&mut self) -> Diagnostics;
+    /// Recomputes the lagged friction normal forces λ and tangent bases at the
+    /// current iterate (the slip stays measured from `xⁿ`) and returns the largest
+    /// change of any λ (N); 0 where there is no friction.
+    fn update_friction_lag(&mut self) -> f64 {
+        0.0
+    }
     /// Host–device traffic so far (zero for backends without a device).
     fn counters(&self) -> DeviceCounters {
         DeviceCounters::default()

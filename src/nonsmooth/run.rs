@@ -218,6 +218,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
             sticking: 0,
             sliding: 0,
             friction_dissipation: 0.0,
+            friction_lambda_change: 0.0,
             wall_ms,
         })?;
         out.row(&s, step, opts)?;

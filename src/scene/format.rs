@@ -49,6 +49,8 @@ pub struct SolverSection {
     pub cg_max_iterations: Option<u32>,
     /// Line-search halvings before giving up a Newton iteration; default 60.
     pub max_line_search_halvings: Option<u32>,
+    /// Extra friction lagging updates (re-solves with λ, T from the solution); default 0.
+    pub friction_updates: Option<u32>,
     /// Gravity (m/s²); default (0, −9.81[, 0]).
     pub gravity: Option<Vec<f64>>,
     /// Newton direction solver of the CPU backend: `pcg` (default) or `direct`.

@@ -273,6 +273,7 @@ impl Builder<'_> {
                 s.max_line_search_halvings,
                 60,
             )?,
+            friction_updates: s.friction_updates.unwrap_or(0),
         };
         let gravity = match &s.gravity {
             Some(g) => self.vector("solver.gravity", g, dim)?,

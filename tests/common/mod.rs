@@ -170,6 +170,7 @@ pub fn random_model(n: usize, dim: usize, barrier: &str, seed: u64) -> springsim
             cg_tolerance: 1e-6,
             cg_max_iterations: 2000,
             max_line_search_halvings: 60,
+            friction_updates: 0,
         },
         bodies: vec![BodyInfo {
             name: "random".into(),
