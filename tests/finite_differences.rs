@@ -305,3 +305,79 @@ fn probe_states_touch_the_barrier() {
         assert!(active >= 2, "only {active} nodes inside d̂");
     }
 }
+
+/// The whole incremental potential with friction on both walls: the backend's
+/// gradient and Hessian-vector products against finite differences of E, with the
+/// step start `xⁿ` chosen so that some contacts slide (slip 3 ε_v h) and some stick
+/// (slip 0.3 ε_v h).
+fn check_incremental_potential_with_friction(mut scene: Scene, seed: u64) {
+    let (x, x_pred) = probe_state(&scene, seed);
+    let dim = scene.model.dim;
+    scene.model.friction.plane_mu = vec![0.4, 0.3];
+    let eps_vh = scene.model.friction.eps_v * scene.model.solver.dt;
+    let fixed = scene.model.fixed.clone();
+    let mut rng = Rng(seed + 7);
+    let xn: Vec<f64> = x
+        .chunks(dim)
+        .enumerate()
+        .flat_map(|(i, p)| {
+            let slip = if i % 2 == 0 { 3.0 } else { 0.3 } * eps_vh;
+            let dir: Vec<f64> = (0..dim).map(|_| rng.next()).collect();
+            let len = dir.iter().map(|c| c * c).sum::<f64>().sqrt();
+            p.iter()
+                .zip(dir)
+                .map(|(a, d)| a - slip * d / len)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut b = CpuBackend::new(scene.model);
+    b.set_step_start(&xn);
+    assert!(
+        b.friction_lambda().iter().filter(|l| **l > 0.0).count() >= 2,
+        "the probe must have friction contacts"
+    );
+    b.set_prediction(&x_pred);
+    b.set_positions(&x);
+    let g = b.gradient();
+    let step = 1e-8;
+    for trial in 0..4 {
+        let u: Vec<f64> = (0..x.len())
+            .map(|i| if fixed[i / dim] { 0.0 } else { rng.next() })
+            .collect();
+        let xp: Vec<f64> = x.iter().zip(&u).map(|(a, b)| a + step * b).collect();
+        let xm: Vec<f64> = x.iter().zip(&u).map(|(a, b)| a - step * b).collect();
+        let fd = (b.incremental_potential(&xp) - b.incremental_potential(&xm)) / (2.0 * step);
+        let an: f64 = g.iter().zip(&u).map(|(a, b)| a * b).sum();
+        assert_close(
+            an,
+            fd,
+            1e-5,
+            1e-7,
+            &format!("friction: directional gradient, trial {trial}"),
+        );
+        let hu = b.hessian_times(&u);
+        b.set_positions(&xp);
+        let gp = b.gradient();
+        b.set_positions(&xm);
+        let gm = b.gradient();
+        b.set_positions(&x);
+        let scale = hu.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+        for i in 0..x.len() {
+            let fd = (gp[i] - gm[i]) / (2.0 * step);
+            assert_close(
+                hu[i],
+                fd,
+                1e-4,
+                1e-6 * scale,
+                &format!("friction: Hessian-vector entry {i}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn incremental_potential_with_friction_2d_and_3d() {
+    check_incremental_potential_with_friction(grid_scene("ipc", "implicit_euler", ""), 31);
+    check_incremental_potential_with_friction(grid_scene("book", "implicit_euler", ""), 32);
+    check_incremental_potential_with_friction(lattice_scene("ipc"), 33);
+}
