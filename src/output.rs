@@ -218,6 +218,48 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// The summary of a run that has not taken a step yet: status `completed`, every
+    /// total zero, `min_wall_distance` (m) that of the initial state.
+    pub fn start(
+        scene: &crate::scene::Scene,
+        backend: String,
+        device: String,
+        min_wall_distance: f64,
+    ) -> Self {
+        let model = &scene.model;
+        Self {
+            scene: scene.name.clone(),
+            source: scene.source.clone(),
+            status: "completed".into(),
+            error: None,
+            backend,
+            device,
+            dimension: model.dim,
+            nodes: model.num_nodes(),
+            springs: model.springs.len(),
+            walls: model.walls.len() + model.implicit_walls.len(),
+            steps: 0,
+            dt: model.solver.dt,
+            simulated_time: 0.0,
+            newton_iterations: 0,
+            cg_iterations: 0,
+            line_search_halvings: 0,
+            unconverged_steps: 0,
+            wall_clock_seconds: 0.0,
+            ms_per_step: 0.0,
+            min_wall_distance,
+            min_wall_distance_step: 0,
+            first_contact_step: None,
+            final_centroid: vec![],
+            final_min_along_normal: vec![],
+            final_max_speed: 0.0,
+            final_kinetic_energy: 0.0,
+            device_submissions: 0,
+            device_readbacks: 0,
+            device_memory_bytes: 0,
+        }
+    }
+
     /// Writes the summary as pretty JSON to `path`.
     pub fn write(&self, path: &Path) -> Result<(), String> {
         let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;

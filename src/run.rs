@@ -67,37 +67,8 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
     }
     write_frame(0, &x0)?;
     let d0 = sim.backend().diagnostics().min_wall_distance;
-    let mut summary = Summary {
-        scene: scene.name.clone(),
-        source: scene.source.clone(),
-        status: "completed".into(),
-        error: None,
-        backend: sim.backend().name().into(),
-        device: sim.backend().device(),
-        dimension: dim,
-        nodes: model.num_nodes(),
-        springs: model.springs.len(),
-        walls: model.walls.len() + model.implicit_walls.len(),
-        steps: 0,
-        dt: model.solver.dt,
-        simulated_time: 0.0,
-        newton_iterations: 0,
-        cg_iterations: 0,
-        line_search_halvings: 0,
-        unconverged_steps: 0,
-        wall_clock_seconds: 0.0,
-        ms_per_step: 0.0,
-        min_wall_distance: d0,
-        min_wall_distance_step: 0,
-        first_contact_step: None,
-        final_centroid: vec![],
-        final_min_along_normal: vec![],
-        final_max_speed: 0.0,
-        final_kinetic_energy: 0.0,
-        device_submissions: 0,
-        device_readbacks: 0,
-        device_memory_bytes: 0,
-    };
+    let (backend_name, device) = (sim.backend().name().into(), sim.backend().device());
+    let mut summary = Summary::start(scene, backend_name, device, d0);
     let bar = opts.progress.then(|| progress_bar(opts.steps));
     let mut stepping = 0.0;
     let mut failure = None;

@@ -153,37 +153,12 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
     let mut history = History::new(s.len());
     history.record(&s);
     out.row(&s, 0, opts)?;
-    let mut summary = Summary {
-        scene: scene.name.clone(),
-        source: scene.source.clone(),
-        status: "completed".into(),
-        error: None,
-        backend: "nonsmooth".into(),
-        device: format!("{} (1 thread, f64)", crate::backend::cpu::cpu_model_name()),
-        dimension: d,
-        nodes: model.num_nodes(),
-        springs: 0,
-        walls: model.walls.len() + model.implicit_walls.len(),
-        steps: 0,
-        dt: model.solver.dt,
-        simulated_time: 0.0,
-        newton_iterations: 0,
-        cg_iterations: 0,
-        line_search_halvings: 0,
-        unconverged_steps: 0,
-        wall_clock_seconds: 0.0,
-        ms_per_step: 0.0,
-        min_wall_distance: (0..s.len()).map(|i| s.gap(i)).fold(f64::INFINITY, f64::min),
-        min_wall_distance_step: 0,
-        first_contact_step: None,
-        final_centroid: vec![],
-        final_min_along_normal: vec![],
-        final_max_speed: 0.0,
-        final_kinetic_energy: 0.0,
-        device_submissions: 0,
-        device_readbacks: 0,
-        device_memory_bytes: 0,
-    };
+    let mut summary = Summary::start(
+        scene,
+        "nonsmooth".into(),
+        format!("{} (1 thread, f64)", crate::backend::cpu::cpu_model_name()),
+        (0..s.len()).map(|i| s.gap(i)).fold(f64::INFINITY, f64::min),
+    );
     let mut stepping = 0.0;
     for step in 1..=opts.steps {
         let t0 = Instant::now();
