@@ -6,12 +6,10 @@
 mod common;
 use springsim::backend::cpu::CpuBackend;
 use springsim::backend::gpu::GpuOptions;
-use springsim::compare::node_differences;
 use springsim::gpu::pipelines::reflect_with;
 use springsim::gpu::shaders::KERNELS;
 use springsim::implicit::wgsl::generate;
 use springsim::scene;
-use springsim::sim::Simulation;
 
 const SCENES: [&str; 5] = [
     "circle_balls",
@@ -59,39 +57,7 @@ fn side_by_side(name: &str, steps: u64) -> Option<f64> {
 }
 
 fn run_pair(name: &str, s: scene::Scene, steps: u64) -> Option<f64> {
-    let model = s.model.clone();
-    let gpu = common::gpu_backend(model.clone(), GpuOptions::default())?;
-    let mut cpu = Simulation::new(
-        Box::new(CpuBackend::new(model.clone())),
-        model.solver.clone(),
-    );
-    let mut gpu = Simulation::new(Box::new(gpu), model.solver.clone());
-    let mut worst: f64 = 0.0;
-    for step in 1..=steps {
-        cpu.step().unwrap();
-        gpu.step()
-            .unwrap_or_else(|e| panic!("{name} GPU step {step}: {e}"));
-        for w in gpu.last_newton.energies.windows(2) {
-            assert!(
-                w[1] <= w[0],
-                "{name} step {step}: accepted iterate raised E"
-            );
-        }
-        let xg = gpu.backend().positions();
-        for (i, p) in xg.chunks(model.dim).enumerate() {
-            for w in &model.implicit_walls {
-                assert!(
-                    w.distance(p) > 0.0,
-                    "{name} step {step}: node {i} at {p:?} left {}",
-                    w.label
-                );
-            }
-        }
-        let (max, _) = node_differences(&cpu.backend().positions(), &xg, model.dim);
-        worst = worst.max(max);
-    }
-    eprintln!("{name}: GPU and CPU at most {worst:.3e} m apart over {steps} steps");
-    Some(worst)
+    common::gpu_follows_cpu(name, s, steps)
 }
 
 /// f32 positions near 10 m resolve 1e-6 m, so with h = 1e-3 s each step's velocity
@@ -166,11 +132,7 @@ fn kernel_parity(label: &str, text: &str, dhat: f64) {
     };
     let mut cpu = CpuBackend::new(model.clone());
     let mut rng = common::Rng(3);
-    let x: Vec<f64> = model.x0.iter().map(|c| (*c as f32) as f64).collect();
-    let xp: Vec<f64> = x
-        .iter()
-        .map(|c| ((c + 0.01 * rng.next()) as f32) as f64)
-        .collect();
+    let (x, xp) = common::shared_state(&model.x0, &mut rng);
     cpu.set_positions(&x);
     cpu.set_prediction(&xp);
     gpu.set_positions(&x);

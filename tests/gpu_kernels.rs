@@ -27,12 +27,7 @@ fn pair(n: usize, dim: usize, barrier: &str, opts: GpuOptions) -> Option<Pair> {
     let mut cpu = CpuBackend::new(model.clone());
     let mut gpu = gpu;
     // The same iterate and prediction on both (f32-representable values).
-    let mut rng = Rng(n as u64 + 7);
-    let x: Vec<f64> = model.x0.iter().map(|c| (*c as f32) as f64).collect();
-    let xp: Vec<f64> = x
-        .iter()
-        .map(|c| ((c + 0.01 * rng.next()) as f32) as f64)
-        .collect();
+    let (x, xp) = common::shared_state(&model.x0, &mut Rng(n as u64 + 7));
     cpu.set_positions(&x);
     cpu.set_prediction(&xp);
     gpu.set_positions(&x);

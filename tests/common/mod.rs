@@ -212,3 +212,70 @@ pub fn max_diff(a: &[f64], b: &[f64]) -> f64 {
     assert_eq!(a.len(), b.len());
     a.iter().zip(b).fold(0.0, |m, (x, y)| m.max((x - y).abs()))
 }
+
+/// The same iterate and prediction for a CPU/GPU kernel comparison: `x0` rounded to
+/// f32 (so both backends start from identical values) and a prediction up to 1 cm off
+/// it, drawn from `rng`.
+pub fn shared_state(x0: &[f64], rng: &mut Rng) -> (Vec<f64>, Vec<f64>) {
+    let x: Vec<f64> = x0.iter().map(|c| (*c as f32) as f64).collect();
+    let xp = x
+        .iter()
+        .map(|c| ((c + 0.01 * rng.next()) as f32) as f64)
+        .collect();
+    (x, xp)
+}
+
+/// Steps `scene` on the CPU and GPU backends side by side for `steps` steps, checking
+/// on the GPU after every step: no NaN, accepted Newton iterates never raise E, every
+/// node strictly inside every plane and implicit wall. Returns the largest distance
+/// between a node's CPU and GPU positions (m), or `None` when there is no GPU (see
+/// [`gpu_backend`]).
+pub fn gpu_follows_cpu(name: &str, scene: Scene, steps: u64) -> Option<f64> {
+    use springsim::backend::cpu::CpuBackend;
+    use springsim::compare::node_differences;
+    use springsim::sim::Simulation;
+    let model = scene.model;
+    let gpu = gpu_backend(model.clone(), Default::default())?;
+    let mut cpu = Simulation::new(
+        Box::new(CpuBackend::new(model.clone())),
+        model.solver.clone(),
+    );
+    let mut gpu = Simulation::new(Box::new(gpu), model.solver.clone());
+    let mut worst: f64 = 0.0;
+    for step in 1..=steps {
+        cpu.step().unwrap();
+        let rec = gpu
+            .step()
+            .unwrap_or_else(|e| panic!("{name} GPU step {step}: {e}"));
+        for w in gpu.last_newton.energies.windows(2) {
+            assert!(
+                w[1] <= w[0],
+                "{name} step {step}: accepted iterate raised E {} -> {}",
+                w[0],
+                w[1]
+            );
+        }
+        let xg = gpu.backend().positions();
+        assert!(xg.iter().all(|c| c.is_finite()), "{name} step {step}: NaN");
+        for (i, p) in xg.chunks(model.dim).enumerate() {
+            for (wi, w) in model.walls.iter().enumerate() {
+                assert!(
+                    w.distance(p) > 0.0,
+                    "{name} step {step}: node {i} at or behind wall {wi}"
+                );
+            }
+            for w in &model.implicit_walls {
+                assert!(
+                    w.distance(p) > 0.0,
+                    "{name} step {step}: node {i} at {p:?} left {}",
+                    w.label
+                );
+            }
+        }
+        assert!(rec.min_wall_distance > 0.0);
+        let (max, _) = node_differences(&cpu.backend().positions(), &xg, model.dim);
+        worst = worst.max(max);
+    }
+    eprintln!("{name}: GPU and CPU at most {worst:.3e} m apart over {steps} steps");
+    Some(worst)
+}
