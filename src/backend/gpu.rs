@@ -88,17 +88,6 @@ impl Default for GpuOptions {
     }
 }
 
-/// Counts of host–device interactions, for the closing figures and profiling.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct GpuCounters {
-    /// Queue submissions.
-    pub submissions: u64,
-    /// Blocking host reads (each a full sync).
-    pub readbacks: u64,
-    /// CG iterations submitted (including those after convergence within a batch).
-    pub cg_iterations_submitted: u64,
-}
-
 /// The wgpu backend.
 pub struct GpuBackend {
     model: Model,
@@ -118,13 +107,13 @@ pub struct GpuBackend {
     ccd: f64,
     /// (α, ΔE) of the first line-search trial, evaluated with the direction.
     speculative_trial: Option<(f64, f64)>,
-    last_cg: CgState,
     /// CG iterations of the k-th direction solve of the previous step(s), the first
     /// batch size of the k-th solve of the next step.
     cg_history: Vec<u32>,
     /// Direction solves so far in this step.
     solve_index: usize,
-    counters: GpuCounters,
+    /// Submissions and blocking reads so far (`memory_bytes` is filled when reported).
+    traffic: DeviceCounters,
 }
 
 const STAGING_BYTES: u64 = 256;
@@ -376,10 +365,9 @@ impl GpuBackend {
             deferred: None,
             ccd: 1.0,
             speculative_trial: None,
-            last_cg: CgState::default(),
             cg_history: Vec::new(),
             solve_index: 0,
-            counters: GpuCounters::default(),
+            traffic: DeviceCounters::default(),
         })
     }
 
@@ -402,16 +390,6 @@ impl GpuBackend {
     /// in 2D; larger scenes ask for the adapter's limits).
     pub fn uses_default_limits(&self) -> bool {
         self.ctx.uses_default_limits()
-    }
-
-    /// Submissions, readbacks and CG iterations so far.
-    pub fn counters(&self) -> GpuCounters {
-        self.counters
-    }
-
-    /// The CG state after the last direction solve.
-    pub fn last_cg(&self) -> CgState {
-        self.last_cg
     }
 
     /// Bytes of device memory held by the scene's buffers.
@@ -464,7 +442,7 @@ impl GpuBackend {
 
     fn submit(&mut self, enc: wgpu::CommandEncoder) {
         self.ctx.queue.submit([enc.finish()]);
-        self.counters.submissions += 1;
+        self.traffic.submissions += 1;
     }
 
     fn set_step_alpha(&mut self, alpha: f64) {
@@ -480,7 +458,7 @@ impl GpuBackend {
 
     /// Maps `buf`, copies `len` bytes out, unmaps.
     fn read_bytes(&mut self, which: Staging, len: u64) -> Vec<u8> {
-        self.counters.readbacks += 1;
+        self.traffic.readbacks += 1;
         let buf = match which {
             Staging::Small => &self.staging,
             Staging::Vector => &self.vec_staging,
@@ -657,16 +635,20 @@ impl GpuBackend {
     }
 
     /// CG iterations to submit before the next check: first about the count of the
-    /// same solve (by its index within the step) in the previous step, then half of what was submitted so far (geometric growth keeps the number
-    /// of checks logarithmic when the estimate is poor, the overshoot under 50 %).
+    /// same solve (by its index within the step) in the previous step, or of the latest
+    /// solve where this index is new; then half of what was submitted so far (geometric
+    /// growth keeps the number of checks logarithmic when the estimate is poor, the
+    /// overshoot under 50 %).
     fn batch_size(&self, submitted: u64) -> u32 {
         let cap = self.model.solver.cg_max_iterations.max(1);
         let b = if submitted == 0 {
+            // Where this index is new, the latest solve is the history's last entry.
             let last = self
                 .cg_history
                 .get(self.solve_index)
+                .or(self.cg_history.last())
                 .copied()
-                .unwrap_or(self.last_cg.iterations);
+                .unwrap_or(0);
             last + last / 8 + 4
         } else {
             ((submitted / 2) as u32).max(8)
@@ -727,7 +709,6 @@ impl NewtonSystem for GpuBackend {
                 self.record(&mut enc, &CG_ITERATION);
             }
             submitted += batch as u64;
-            self.counters.cg_iterations_submitted += batch as u64;
             // The direction's stopping measure and CCD bound, and speculatively the
             // first line-search trial at α = min(1, CCD bound).
             self.record(
@@ -741,7 +722,6 @@ impl NewtonSystem for GpuBackend {
                 ],
             );
             let (lanes, trial, cg) = self.finish_direction(enc);
-            self.last_cg = cg;
             if cg.done != 0 || submitted > cap {
                 if self.cg_history.len() <= self.solve_index {
                     self.cg_history.resize(self.solve_index + 1, cg.iterations);
@@ -821,9 +801,8 @@ impl Backend for GpuBackend {
 
     fn counters(&self) -> DeviceCounters {
         DeviceCounters {
-            submissions: self.counters.submissions,
-            readbacks: self.counters.readbacks,
             memory_bytes: self.memory_bytes(),
+            ..self.traffic
         }
     }
 
