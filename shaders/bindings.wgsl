@@ -10,8 +10,11 @@
 // node → springs adjacency: entries [adjacency[i], adjacency[i + 1]) are spring indices
 @group(0) @binding(3) var<storage, read_write> adjacency: array<u32>;
 @group(0) @binding(4) var<storage, read_write> x: array<real>;
-@group(0) @binding(5) var<storage, read_write> xn: array<real>;
-@group(0) @binding(6) var<storage, read_write> x_pred: array<real>;
+// the step's anchors: xⁿ in the first n × dim entries, the prediction x̃ after them
+@group(0) @binding(5) var<storage, read_write> anchors: array<real>;
+// lagged friction of node i and wall slot s at i × P.friction_slots + s: (unit normal
+// xyz, normal force λ in N); λ = 0 where there is no contact
+@group(0) @binding(6) var<storage, read_write> friction: array<vec4<real>>;
 @group(0) @binding(7) var<storage, read_write> v: array<real>;
 @group(0) @binding(8) var<storage, read_write> acc: array<real>;
 // Newton direction (the CG solution)
@@ -26,3 +29,5 @@
 @group(0) @binding(15) var<storage, read_write> partials: array<Lanes>;
 @group(0) @binding(16) var<storage, read_write> cg: CgState;
 @group(0) @binding(17) var<storage, read_write> results: array<Lanes>;
+// the Newton matrix's node blocks, packed (see NodeBlock): dim − 1 vec4 per node
+@group(0) @binding(18) var<storage, read_write> node_block: array<vec4<real>>;

@@ -11,6 +11,8 @@ const WG: u32 = 256u;
 const BIG: real = 3.0e38;
 // Largest number of plane walls a scene may have on the GPU.
 const MAX_WALLS: u32 = 16u;
+// Largest number of walls (plane, then implicit) of a scene with friction on the GPU.
+const MAX_FRICTION_WALLS: u32 = 32u;
 // Fraction of the distance to a wall that one line-search step may cover (seed 003).
 const CCD_SAFETY: real = 0.9;
 const BARRIER_BOOK: u32 = 0u;
@@ -37,11 +39,15 @@ struct Params {
     // workgroups of a per-node dispatch and of a per-element (max(nodes, springs)) one
     node_partials: u32,
     element_partials: u32,
-    _pad0: u32,
-    _pad1: u32,
+    // friction slots per node (every wall, plane then implicit; 0 without friction)
+    friction_slots: u32,
+    // ε_v h (m): tangential slip per step below which friction is static
+    friction_eps: real,
     gravity: vec4<real>,
     // wall w: normal at 2w (unit, xyz), a point on it at 2w + 1
     walls: array<vec4<real>, 32>,
+    // friction coefficient μ of slot s at component s % 4 of entry s / 4
+    friction_mu: array<vec4<real>, 8>,
 }
 
 // Per-node constants.
@@ -50,6 +56,35 @@ struct NodeInfo {
     area: real,
     fixed: u32,
     _pad: u32,
+}
+
+// The per-node block of the Newton matrix, m I + c h² (barrier + friction Hessians),
+// symmetric: diag = (xx, yy, zz, 1 when the node is fixed), off = (xy, xz, yz, 0).
+// Written by node_terms once per Newton iteration; the mat-vec reads it instead of
+// re-evaluating walls in every CG iteration. Stored packed (state.wgsl): one vec4
+// (xx, yy, xy, fixed) per node in 2D, the two vec4 as they are in 3D.
+struct NodeBlock {
+    diag: vec4<real>,
+    off: vec4<real>,
+}
+
+// A symmetric 3 × 3 block in registers: diag = (xx, yy, zz), off = (xy, xz, yz).
+struct Sym {
+    diag: vec3<real>,
+    off: vec3<real>,
+}
+
+fn sym_zero() -> Sym {
+    return Sym(vec3<real>(0.0), vec3<real>(0.0));
+}
+
+// c v vᵀ.
+fn sym_outer(c: real, v: vec3<real>) -> Sym {
+    return Sym(c * v * v, c * vec3<real>(v.x * v.y, v.x * v.z, v.y * v.z));
+}
+
+fn sym_add(a: Sym, b: Sym) -> Sym {
+    return Sym(a.diag + b.diag, a.off + b.off);
 }
 
 // One spring: end nodes, squared rest length (m²), stiffness (N/m).

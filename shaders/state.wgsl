@@ -19,30 +19,30 @@ fn store_x(i: u32, val: vec3<real>) {
 
 fn load_xn(i: u32) -> vec3<real> {
     let b = i * P.dim;
-    var o = vec3<real>(xn[b], xn[b + 1u], 0.0);
-    if (P.dim == 3u) { o.z = xn[b + 2u]; }
+    var o = vec3<real>(anchors[b], anchors[b + 1u], 0.0);
+    if (P.dim == 3u) { o.z = anchors[b + 2u]; }
     return o;
 }
 
 fn store_xn(i: u32, val: vec3<real>) {
     let b = i * P.dim;
-    xn[b] = val.x;
-    xn[b + 1u] = val.y;
-    if (P.dim == 3u) { xn[b + 2u] = val.z; }
+    anchors[b] = val.x;
+    anchors[b + 1u] = val.y;
+    if (P.dim == 3u) { anchors[b + 2u] = val.z; }
 }
 
 fn load_x_pred(i: u32) -> vec3<real> {
-    let b = i * P.dim;
-    var o = vec3<real>(x_pred[b], x_pred[b + 1u], 0.0);
-    if (P.dim == 3u) { o.z = x_pred[b + 2u]; }
+    let b = P.n_nodes * P.dim + i * P.dim;
+    var o = vec3<real>(anchors[b], anchors[b + 1u], 0.0);
+    if (P.dim == 3u) { o.z = anchors[b + 2u]; }
     return o;
 }
 
 fn store_x_pred(i: u32, val: vec3<real>) {
-    let b = i * P.dim;
-    x_pred[b] = val.x;
-    x_pred[b + 1u] = val.y;
-    if (P.dim == 3u) { x_pred[b + 2u] = val.z; }
+    let b = P.n_nodes * P.dim + i * P.dim;
+    anchors[b] = val.x;
+    anchors[b + 1u] = val.y;
+    if (P.dim == 3u) { anchors[b + 2u] = val.z; }
 }
 
 fn load_v(i: u32) -> vec3<real> {
@@ -163,6 +163,37 @@ fn wall_normal(w: u32) -> vec3<real> {
 
 fn wall_origin(w: u32) -> vec3<real> {
     return P.walls[2u * w + 1u].xyz;
+}
+
+// μ of friction slot s (plane walls first, then implicit walls).
+fn friction_mu(s: u32) -> real {
+    return P.friction_mu[s / 4u][s % 4u];
+}
+
+fn load_node_block(i: u32) -> NodeBlock {
+    if (P.dim == 3u) {
+        return NodeBlock(node_block[2u * i], node_block[2u * i + 1u]);
+    }
+    let b = node_block[i];
+    return NodeBlock(vec4<real>(b.x, b.y, 0.0, b.w), vec4<real>(b.z, 0.0, 0.0, 0.0));
+}
+
+fn store_node_block(i: u32, b: NodeBlock) {
+    if (P.dim == 3u) {
+        node_block[2u * i] = b.diag;
+        node_block[2u * i + 1u] = b.off;
+    } else {
+        node_block[i] = vec4<real>(b.diag.x, b.diag.y, b.off.x, b.diag.w);
+    }
+}
+
+// B u for a node block B.
+fn node_block_apply(b: NodeBlock, u: vec3<real>) -> vec3<real> {
+    return vec3<real>(
+        b.diag.x * u.x + b.off.x * u.y + b.off.y * u.z,
+        b.off.x * u.x + b.diag.y * u.y + b.off.z * u.z,
+        b.off.y * u.x + b.off.z * u.y + b.diag.z * u.z,
+    );
 }
 
 // The other end of spring s as seen from node i.

@@ -378,6 +378,19 @@ fn main() -> ExitCode {
                             out_dir.display()
                         );
                     }
+                    if s.resolution_limited_steps > 0 {
+                        eprintln!(
+                            "note: {} of {} steps stopped at the {} backend's floating-point resolution before |p|/h reached solver.tolerance = {} m/s (the direction was within rounding noise of the positions); loosen the tolerance, or run on the f64 CPU backend to resolve it",
+                            s.resolution_limited_steps, s.steps, s.backend, scene.model.solver.tolerance
+                        );
+                    }
+                    let other = s.unconverged_steps - s.resolution_limited_steps;
+                    if other > 0 {
+                        eprintln!(
+                            "note: {other} of {} steps stopped before the Newton tolerance (iteration cap or failed line search); see `converged` in steps.csv",
+                            s.steps
+                        );
+                    }
                     ExitCode::SUCCESS
                 }
                 Err(e) => {

@@ -15,6 +15,10 @@ pub struct Direction {
     pub cg_iterations: u32,
     /// Whether CG reached its tolerance.
     pub cg_converged: bool,
+    /// Whether p is within the rounding noise of the iterate: every coordinate
+    /// `|p_ik| ≤ ε max_k |x_ik|` (one unit in the last place, ε = 2⁻²³ in f32), so no further
+    /// iteration can make progress in the backend's precision.
+    pub below_resolution: bool,
 }
 
 /// The incremental potential E of one time step, as a backend evaluates it.
@@ -50,10 +54,31 @@ pub struct NewtonStats {
     pub converged: bool,
     /// Whether the line search ran out of halvings (no step was taken then).
     pub line_search_failed: bool,
+    /// Whether the solve stopped short of the tolerance because the direction was
+    /// below the backend's floating-point resolution ([`Direction::below_resolution`]).
+    pub resolution_limited: bool,
     /// Direction solves whose CG stopped at its iteration cap.
     pub cg_unconverged: u32,
-    /// E (J) at the start and after every accepted iteration; never increasing.
+    /// E (J) at the start and after every accepted iteration of every solve of the
+    /// step, one solve after another (see [`Self::solves`]).
     pub energies: Vec<f64>,
+    /// Where each solve's run of `energies` starts: `[0]` for one solve, one more
+    /// entry per friction lagging update (which changes the potential, so E may jump
+    /// between runs but never rises within one).
+    pub solve_starts: Vec<usize>,
+}
+
+impl NewtonStats {
+    /// The energies (J) of each solve of the step, in order; each never increasing.
+    pub fn solves(&self) -> Vec<&[f64]> {
+        let mut ends: Vec<usize> = self.solve_starts.iter().skip(1).copied().collect();
+        ends.push(self.energies.len());
+        self.solve_starts
+            .iter()
+            .zip(ends)
+            .map(|(&a, b)| &self.energies[a..b])
+            .collect()
+    }
 }
 
 /// A solve that cannot go on: the state holds NaN or infinity.
@@ -87,6 +112,7 @@ pub fn solve<S: NewtonSystem + ?Sized>(
         )));
     }
     stats.energies.push(e0);
+    stats.solve_starts.push(0);
     let mut dir = sys.compute_direction();
     loop {
         stats.cg_iterations += dir.cg_iterations as u64;
@@ -100,6 +126,10 @@ pub fn solve<S: NewtonSystem + ?Sized>(
         stats.residual = dir.norm / h;
         if stats.residual < params.tolerance {
             stats.converged = true;
+            break;
+        }
+        if dir.below_resolution {
+            stats.resolution_limited = true;
             break;
         }
         if stats.iterations >= params.max_newton_iterations {
@@ -140,4 +170,68 @@ pub fn solve<S: NewtonSystem + ?Sized>(
         dir = sys.compute_direction();
     }
     Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Integrator;
+
+    /// E(x) = ½ (x − a)² with x held in f32, like the GPU's positions: Newton can get
+    /// no closer to a than rounding allows.
+    struct F32Quadratic {
+        x: f32,
+        p: f32,
+        a: f64,
+    }
+
+    impl NewtonSystem for F32Quadratic {
+        fn energy(&mut self) -> f64 {
+            0.5 * (self.x as f64 - self.a).powi(2)
+        }
+        fn compute_direction(&mut self) -> Direction {
+            self.p = (self.a - self.x as f64) as f32;
+            Direction {
+                norm: self.p.abs() as f64,
+                cg_iterations: 1,
+                cg_converged: true,
+                below_resolution: self.p.abs() <= f32::EPSILON * self.x.abs(),
+            }
+        }
+        fn ccd_bound(&mut self) -> f64 {
+            1.0
+        }
+        fn energy_change(&mut self, alpha: f64) -> f64 {
+            let x1 = self.x + (alpha as f32) * self.p;
+            0.5 * (x1 as f64 - self.a).powi(2) - self.energy()
+        }
+        fn advance(&mut self, alpha: f64) {
+            self.x += (alpha as f32) * self.p;
+        }
+    }
+
+    #[test]
+    fn a_direction_below_the_f32_resolution_ends_the_solve() {
+        let params = SolverParams {
+            dt: 1.0,
+            integrator: Integrator::ImplicitEuler,
+            tolerance: 1e-15,
+            max_newton_iterations: 100,
+            cg_tolerance: 1e-6,
+            cg_max_iterations: 10,
+            max_line_search_halvings: 10,
+            friction_updates: 0,
+        };
+        let mut sys = F32Quadratic {
+            x: 3.0,
+            p: 0.0,
+            a: 1.0 + 1.0 / 3.0,
+        };
+        let stats = solve(&mut sys, &params).unwrap();
+        assert!(stats.resolution_limited && !stats.converged, "{stats:?}");
+        assert!(stats.iterations <= 2, "{stats:?}");
+        assert!((sys.x as f64 - sys.a).abs() <= f32::EPSILON as f64 * sys.a);
+        // The stop is reported as such, not as meeting the tolerance.
+        assert!(stats.residual > params.tolerance);
+    }
 }

@@ -31,6 +31,7 @@ pub const STEP_COLUMNS: &[&str] = &[
     "residual",
     "converged",
     "line_search_failed",
+    "resolution_limited",
     "incremental_potential",
     "kinetic",
     "gravity",
@@ -63,7 +64,7 @@ impl StepsCsv {
     pub fn write(&mut self, r: &StepRecord) -> Result<(), String> {
         writeln!(
             self.out,
-            "{},{:?},{},{},{},{:?},{:?},{:?},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{},{},{:?},{:?},{:.4}",
+            "{},{:?},{},{},{},{:?},{:?},{:?},{},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{},{},{:?},{:?},{:.4}",
             r.step,
             r.time,
             r.newton_iterations,
@@ -74,6 +75,7 @@ impl StepsCsv {
             r.residual,
             r.converged as u8,
             r.line_search_failed as u8,
+            r.resolution_limited as u8,
             r.incremental_potential,
             r.kinetic,
             r.gravity,
@@ -191,6 +193,8 @@ pub struct Summary {
     pub line_search_halvings: u64,
     /// Steps whose Newton solve stopped before its tolerance.
     pub unconverged_steps: u64,
+    /// Of those, steps stopped at the backend's floating-point resolution.
+    pub resolution_limited_steps: u64,
     /// Wall-clock time of the stepping (s), without output.
     pub wall_clock_seconds: f64,
     /// Wall-clock per step (ms).
@@ -245,6 +249,7 @@ impl Summary {
             cg_iterations: 0,
             line_search_halvings: 0,
             unconverged_steps: 0,
+            resolution_limited_steps: 0,
             wall_clock_seconds: 0.0,
             ms_per_step: 0.0,
             min_wall_distance,

@@ -150,6 +150,7 @@ fn accumulate(s: &mut Summary, r: &StepRecord, dhat: f64) {
     s.cg_iterations += r.cg_iterations;
     s.line_search_halvings += r.line_search_halvings as u64;
     s.unconverged_steps += u64::from(!r.converged);
+    s.resolution_limited_steps += u64::from(r.resolution_limited);
     if r.min_wall_distance < s.min_wall_distance {
         s.min_wall_distance = r.min_wall_distance;
         s.min_wall_distance_step = r.step;

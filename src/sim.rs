@@ -30,6 +30,9 @@ pub struct StepRecord {
     pub converged: bool,
     /// Whether a line search ran out of halvings.
     pub line_search_failed: bool,
+    /// Whether Newton stopped short of its tolerance at the backend's floating-point
+    /// resolution (the direction within rounding noise of the positions).
+    pub resolution_limited: bool,
     /// Incremental potential E at the accepted state (J).
     pub incremental_potential: f64,
     /// Kinetic energy (J).
@@ -107,7 +110,9 @@ impl Simulation {
             stats.residual = more.residual;
             stats.converged = more.converged;
             stats.line_search_failed |= more.line_search_failed;
+            stats.resolution_limited = more.resolution_limited;
             stats.cg_unconverged += more.cg_unconverged;
+            stats.solve_starts.push(stats.energies.len());
             stats.energies.extend(more.energies);
         }
         self.backend.end_step();
@@ -132,6 +137,7 @@ impl Simulation {
             residual: stats.residual,
             converged: stats.converged,
             line_search_failed: stats.line_search_failed,
+            resolution_limited: stats.resolution_limited,
             incremental_potential: *stats.energies.last().unwrap_or(&f64::NAN),
             kinetic: diag.kinetic,
             gravity: diag.gravity,

@@ -134,9 +134,13 @@ fn plot_turns_steps_csv_into_pngs() {
     let steps = dir.join("steps.csv");
     let text = std::fs::read_to_string(&steps).unwrap();
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let kinetic = lines[0]
+        .split(',')
+        .position(|c| c == "kinetic")
+        .expect("steps.csv has a kinetic column");
     lines[3] = {
         let mut f: Vec<&str> = lines[3].split(',').collect();
-        f[11] = "abc";
+        f[kinetic] = "abc";
         f.join(",")
     };
     std::fs::write(&steps, lines.join("\n")).unwrap();

@@ -8,6 +8,7 @@ use common::{gpu_backend, max_abs, max_diff, random_model, Rng};
 use springsim::backend::cpu::CpuBackend;
 use springsim::backend::gpu::{GpuBackend, GpuOptions};
 use springsim::backend::Backend;
+use springsim::energy::friction::FrictionParams;
 use springsim::model::Model;
 use springsim::newton::NewtonSystem;
 use springsim::wall::plane_ccd_bound;
@@ -21,28 +22,67 @@ struct Pair {
     model: Model,
 }
 
-fn pair(n: usize, dim: usize, barrier: &str, opts: GpuOptions) -> Option<Pair> {
-    let model = random_model(n, dim, barrier, n as u64 * 31 + dim as u64);
+/// The random model, with friction on both walls (μ 0.4 and 0.2, slip scale
+/// ε_v h = 5e-4 m) when `friction` is set.
+fn model(n: usize, dim: usize, barrier: &str, friction: bool) -> Model {
+    let mut model = random_model(n, dim, barrier, n as u64 * 31 + dim as u64);
+    if friction {
+        model.friction = FrictionParams {
+            eps_v: 0.05,
+            plane_mu: vec![0.4, 0.2],
+            implicit_mu: vec![],
+        };
+    }
+    model
+}
+
+fn pair(n: usize, dim: usize, barrier: &str, opts: GpuOptions, friction: bool) -> Option<Pair> {
+    let model = model(n, dim, barrier, friction);
     let gpu = gpu_backend(model.clone(), opts)?;
     let mut cpu = CpuBackend::new(model.clone());
     let mut gpu = gpu;
     // The same iterate and prediction on both (f32-representable values).
-    let (x, xp) = common::shared_state(&model.x0, &mut Rng(n as u64 + 7));
+    let mut rng = Rng(n as u64 + 7);
+    let (x, xp) = common::shared_state(&model.x0, &mut rng);
     cpu.set_positions(&x);
     cpu.set_prediction(&xp);
     gpu.set_positions(&x);
     gpu.set_prediction(&xp);
+    if friction {
+        // A step start up to 1 mm away: slips on both sides of ε_v h, contacts
+        // lagged there.
+        let xn: Vec<f64> = x
+            .iter()
+            .map(|c| ((c - 1e-3 * rng.next()) as f32) as f64)
+            .collect();
+        cpu.set_step_start(&xn);
+        gpu.set_step_start(&xn);
+    }
     Some(Pair { cpu, gpu, model })
 }
 
-fn check_all(n: usize, dim: usize, barrier: &str, opts: GpuOptions) {
-    let Some(mut p) = pair(n, dim, barrier, opts) else {
+fn check_all(n: usize, dim: usize, barrier: &str, opts: GpuOptions, friction: bool) {
+    let Some(mut p) = pair(n, dim, barrier, opts, friction) else {
         return;
     };
     let label = format!(
-        "n={n} dim={dim} {barrier} max_groups_x={}",
+        "n={n} dim={dim} {barrier} max_groups_x={} friction={friction}",
         opts.max_groups_x
     );
+
+    // friction_lag_start: the lagged normal forces.
+    let (lc, lg) = (p.cpu.friction_lambda().to_vec(), p.gpu.friction_lambda());
+    assert_eq!(lc.len(), lg.len(), "{label}: friction slots");
+    assert_eq!(lc.len(), if friction { 2 * n } else { 0 }, "{label}: slots");
+    let err = max_diff(&lc, &lg);
+    assert!(
+        err <= REL * max_abs(&lc) + 1e-9,
+        "{label}: λ differs by {err} (scale {})",
+        max_abs(&lc)
+    );
+    if friction && n > 5 {
+        assert!(lc.iter().any(|l| *l > 0.0), "{label}: no friction contact");
+    }
 
     // assemble: gradient and Jacobi diagonal.
     let gc = p.cpu.gradient();
@@ -157,29 +197,38 @@ fn check_all(n: usize, dim: usize, barrier: &str, opts: GpuOptions) {
 #[test]
 fn kernels_match_cpu_twins_in_2d() {
     for n in [1, 255, 256, 257, 1021] {
-        check_all(n, 2, "book", GpuOptions::default());
+        check_all(n, 2, "book", GpuOptions::default(), false);
     }
 }
 
 #[test]
 fn kernels_match_cpu_twins_in_3d() {
     for n in [1, 257, 1031] {
-        check_all(n, 3, "ipc", GpuOptions::default());
+        check_all(n, 3, "ipc", GpuOptions::default(), false);
     }
+}
+
+#[test]
+fn kernels_match_cpu_twins_with_friction() {
+    for n in [1, 257, 1031] {
+        check_all(n, 2, "ipc", GpuOptions::default(), true);
+        check_all(n, 3, "book", GpuOptions::default(), true);
+    }
+    check_all(4099, 3, "ipc", GpuOptions { max_groups_x: 5 }, true);
 }
 
 #[test]
 fn kernels_match_on_a_two_dimensional_dispatch_grid() {
     // 17 workgroups of nodes (29 of elements) laid out 3 wide: a second grid
     // dimension and idle trailing workgroups, as beyond 65535 workgroups.
-    check_all(4099, 2, "ipc", GpuOptions { max_groups_x: 3 });
-    check_all(4099, 3, "book", GpuOptions { max_groups_x: 5 });
+    check_all(4099, 2, "ipc", GpuOptions { max_groups_x: 3 }, false);
+    check_all(4099, 3, "book", GpuOptions { max_groups_x: 5 }, false);
 }
 
 #[test]
 fn gpu_pcg_direction_matches_the_cpu_solve() {
-    for (n, dim) in [(300usize, 2usize), (500, 3)] {
-        let Some(mut p) = pair(n, dim, "book", GpuOptions::default()) else {
+    for (n, dim, friction) in [(300usize, 2usize, false), (500, 3, false), (500, 3, true)] {
+        let Some(mut p) = pair(n, dim, "book", GpuOptions::default(), friction) else {
             return;
         };
         let dc = p.cpu.compute_direction();
@@ -193,7 +242,7 @@ fn gpu_pcg_direction_matches_the_cpu_solve() {
         let err = max_diff(&pc, &pg);
         assert!(
             err <= 1e-3 * max_abs(&pc),
-            "n={n}: direction differs by {err} (scale {})",
+            "n={n} friction={friction}: direction differs by {err} (scale {})",
             max_abs(&pc)
         );
         assert!(
@@ -213,11 +262,12 @@ fn gpu_pcg_direction_matches_the_cpu_solve() {
 
 #[test]
 fn step_updates_match_for_both_integrators() {
-    for integ in [
-        springsim::model::Integrator::ImplicitEuler,
-        springsim::model::Integrator::Newmark,
+    for (integ, friction) in [
+        (springsim::model::Integrator::ImplicitEuler, false),
+        (springsim::model::Integrator::Newmark, false),
+        (springsim::model::Integrator::ImplicitEuler, true),
     ] {
-        let mut model = random_model(300, 3, "ipc", 5);
+        let mut model = model(300, 3, "ipc", friction);
         model.solver.integrator = integ;
         let Some(gpu) = gpu_backend(model.clone(), GpuOptions::default()) else {
             return;
@@ -234,7 +284,10 @@ fn step_updates_match_for_both_integrators() {
             xs.push((b.positions(), b.velocities()));
         }
         let (ex, ev) = (max_diff(&xs[0].0, &xs[1].0), max_diff(&xs[0].1, &xs[1].1));
-        assert!(ex < 1e-4, "{integ:?}: positions differ by {ex}");
+        assert!(
+            ex < 1e-4,
+            "{integ:?} friction={friction}: positions differ by {ex}"
+        );
         assert!(
             ev < 1e-2 * max_abs(&xs[0].1).max(1.0),
             "{integ:?}: velocities differ by {ev}"

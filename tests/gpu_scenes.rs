@@ -40,3 +40,27 @@ fn particle_scene_gpu_follows_the_cpu() {
         assert!(d < 1e-3, "balls: GPU and CPU {d} m apart");
     }
 }
+
+#[test]
+fn square_on_slope_with_friction_gpu_follows_the_cpu() {
+    // The slide ends where μ g cos θ − g sin θ (9 % of the friction force) has eaten
+    // the landing speed, so a 1 % error in the friction force moves the resting
+    // place by about 10 cm: this bound checks the friction path end to end.
+    if let Some(d) = side_by_side("square_on_slope", 800) {
+        assert!(d < 2e-4, "square on slope: GPU and CPU {d} m apart");
+    }
+}
+
+#[test]
+fn cube_on_slope_with_friction_gpu_follows_the_cpu() {
+    if let Some(d) = side_by_side("cube_on_slope", 300) {
+        assert!(d < 1e-4, "cube on slope: GPU and CPU {d} m apart");
+    }
+}
+
+#[test]
+fn thrown_block_with_friction_gpu_follows_the_cpu() {
+    if let Some(d) = side_by_side("block_thrown", 150) {
+        assert!(d < 1e-5, "thrown block: GPU and CPU {d} m apart");
+    }
+}

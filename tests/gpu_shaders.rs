@@ -115,6 +115,8 @@ fn rust_twins_match_the_wgsl_layouts() {
     );
     assert_eq!(offset(&m, "gravity"), offset_of!(Params, gravity));
     assert_eq!(offset(&m, "walls"), offset_of!(Params, walls));
+    assert_eq!(offset(&m, "friction_eps"), offset_of!(Params, friction_eps));
+    assert_eq!(offset(&m, "friction_mu"), offset_of!(Params, friction_mu));
 
     let (size, m) = wgsl_struct(&module, &layouter, "CgState");
     assert_eq!(size as usize, size_of::<CgState>());

@@ -17,8 +17,12 @@ fn run_checked(scene: &Scene, steps: u64) -> (Vec<StepRecord>, Vec<f64>) {
     let mut records = Vec::new();
     for _ in 0..steps {
         let rec = sim.step().unwrap_or_else(|e| panic!("{}: {e}", scene.name));
-        let energies = &sim.last_newton.energies;
-        for w in energies.windows(2) {
+        for w in sim
+            .last_newton
+            .solves()
+            .iter()
+            .flat_map(|run| run.windows(2))
+        {
             assert!(
                 w[1] <= w[0],
                 "{} step {}: accepted iterate raised E from {} to {}",

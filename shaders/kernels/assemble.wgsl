@@ -1,30 +1,36 @@
-// Per node: r = −∇E (inertia, gravity, barrier of every wall, springs gathered over
-// the node → springs adjacency) and the Jacobi preconditioner 1/diag(H). Fixed
-// nodes get zero rows. Twin of CpuBackend::assemble.
+// The Newton system at the current iterate, in two per-node passes:
+// node_terms: every term local to a node: r = −∇ of inertia, gravity, the barrier of
+//   every wall and friction, and the node block m I + c h² (barrier + friction
+//   Hessians) that the mat-vec reuses for every CG iteration;
+// assemble: adds the springs gathered over the node → springs adjacency (no atomics)
+//   to r and forms the Jacobi preconditioner 1/diag(H).
+// Fixed nodes get zero rows. Twin of CpuBackend::assemble.
 // #import state.wgsl
+// #import node_friction.wgsl
 // #import energy/spring.wgsl
 // #import energy/barrier.wgsl
 // #import wall.wgsl
 // #import implicit/wall.wgsl
 
 @compute @workgroup_size(256)
-fn assemble(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+fn node_terms(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = thread_index(wid, nwg, lid);
     if (i >= P.n_nodes) { return; }
     let info = nodes[i];
     if (info.fixed != 0u) {
         store_r(i, vec3<real>(0.0));
-        store_inv_diag(i, vec3<real>(0.0));
+        store_node_block(i, NodeBlock(vec4<real>(0.0, 0.0, 0.0, 1.0), vec4<real>(0.0)));
         return;
     }
     let xi = load_x(i);
-    var grad = -info.mass * P.gravity.xyz;
-    var diag = vec3<real>(0.0);
+    let dx = xi - load_xn(i);
+    var grad = -info.mass * P.gravity.xyz + node_friction_gradient(i, dx);
+    var h = node_friction_hessian(i, dx);
     for (var w = 0u; w < P.n_walls; w++) {
         let n = wall_normal(w);
         let dist = plane_distance(n, wall_origin(w), xi);
         grad += barrier_gradient(P.barrier_kind, P.kappa, P.dhat, info.area, dist) * n;
-        diag += barrier_hessian(P.barrier_kind, P.kappa, P.dhat, info.area, dist) * n * n;
+        h = sym_add(h, sym_outer(barrier_hessian(P.barrier_kind, P.kappa, P.dhat, info.area, dist), n));
     }
     // implicit walls: gradient b′(d) ∇W, Gauss–Newton block b″(d) ∇W ∇Wᵀ (d = W)
     for (var w = 0u; w < N_IMPLICIT_WALLS; w++) {
@@ -32,16 +38,31 @@ fn assemble(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
         if (dist > 0.0 && dist < P.dhat) {
             let gw = implicit_wall_gradient(w, xi);
             grad += barrier_gradient(P.barrier_kind, P.kappa, P.dhat, info.area, dist) * gw;
-            diag += barrier_hessian(P.barrier_kind, P.kappa, P.dhat, info.area, dist) * gw * gw;
+            h = sym_add(h, sym_outer(barrier_hessian(P.barrier_kind, P.kappa, P.dhat, info.area, dist), gw));
         }
     }
+    store_r(i, -(info.mass * (xi - load_x_pred(i)) + P.h2c * grad));
+    store_node_block(i, NodeBlock(vec4<real>(info.mass + P.h2c * h.diag, 0.0), vec4<real>(P.h2c * h.off, 0.0)));
+}
+
+@compute @workgroup_size(256)
+fn assemble(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = thread_index(wid, nwg, lid);
+    if (i >= P.n_nodes) { return; }
+    let nb = load_node_block(i);
+    if (nb.diag.w != 0.0) {
+        store_inv_diag(i, vec3<real>(0.0));
+        return;
+    }
+    let xi = load_x(i);
+    var grad = vec3<real>(0.0);
+    var diag = vec3<real>(0.0);
     for (var e = adjacency[i]; e < adjacency[i + 1u]; e++) {
         let s = springs[adjacency[e]];
         let dv = xi - load_x(spring_other(s, i));
         grad += spring_gradient(dv, s.rest_length_sq, s.stiffness);
         diag += spring_hessian_diagonal(dv, spring_hessian(dv, s.rest_length_sq, s.stiffness));
     }
-    store_r(i, -(info.mass * (xi - load_x_pred(i)) + P.h2c * grad));
-    let h = vec3<real>(info.mass) + P.h2c * diag;
-    store_inv_diag(i, vec3<real>(1.0) / h);
+    store_r(i, load_r(i) - P.h2c * grad);
+    store_inv_diag(i, vec3<real>(1.0) / (nb.diag.xyz + P.h2c * diag));
 }

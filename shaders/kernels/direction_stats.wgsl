@@ -1,8 +1,13 @@
-// Per node, for the Newton driver: the stopping measure Σ_k |p_ik| (max lane) and
-// the CCD step bound over every wall (min lane), as workgroup partials.
+// Per node, for the Newton driver: the stopping measure Σ_k |p_ik| (max lane), the
+// CCD step bound over every wall (min lane) and, in s.x, the count of nodes whose p
+// is above rounding noise (some |p_ik| > 2⁻²³ max_k |x_ik|, one f32 ulp), as
+// workgroup partials.
 // #import state.wgsl
 // #import wall.wgsl
 // #import implicit/wall.wgsl
+
+// One unit in the last place of f32, relative (2⁻²³).
+const RESOLUTION: real = 1.1920929e-7;
 
 @compute @workgroup_size(256)
 fn direction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -20,6 +25,9 @@ fn direction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
             bound = min(bound, implicit_ccd_bound(w, xi, pi));
         }
         let a = abs(pi);
+        let ax = abs(xi);
+        let noise = RESOLUTION * max(ax.x, max(ax.y, ax.z));
+        mine.s.x = select(0.0, 1.0, max(a.x, max(a.y, a.z)) > noise);
         mine.e.z = bound;
         mine.e.w = a.x + a.y + a.z;
     }

@@ -1,10 +1,12 @@
 // Energies, one thread per element (node t and spring t): the incremental potential
-// and the diagnostics at x, and the line-search change E(x + α p) − E(x) summed
-// per element, never as the difference of two large totals (DESIGN.md §2).
+// (friction included) and the diagnostics at x, and the line-search change
+// E(x + α p) − E(x) summed per element, never as the difference of two large totals
+// (DESIGN.md §2).
 // Lanes of energy_total: s = (E, kinetic, gravity, elastic), e.x = barrier,
 // e.z = min wall distance, e.w = 1 where a node is at or behind a wall.
 // Lanes of energy_change: s.x = ΔE, e.w = 1 where the trial point is inadmissible.
 // #import state.wgsl
+// #import node_friction.wgsl
 // #import energy/spring.wgsl
 // #import energy/barrier.wgsl
 // #import energy/inertia.wgsl
@@ -33,7 +35,8 @@ fn energy_total(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
             dmin = min(dmin, dist);
             bar += barrier_value(P.barrier_kind, P.kappa, P.dhat, info.area, dist);
         }
-        mine.s.x = inertia_value(info.mass, xi - load_x_pred(t)) + P.h2c * (grav + bar);
+        let fr = node_friction_value(t, xi - load_xn(t));
+        mine.s.x = inertia_value(info.mass, xi - load_x_pred(t)) + P.h2c * (grav + bar + fr);
         mine.s.y = 0.5 * info.mass * dot(vi, vi);
         mine.s.z = grav;
         mine.e.x = bar;
@@ -79,6 +82,7 @@ fn energy_change(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
                 de += barrier_value_change(P.barrier_kind, P.kappa, P.dhat, info.area, dist, d1 - dist);
             }
         }
+        de += node_friction_change(t, xi - load_xn(t), delta);
         mine.s.x = inertia_value_change(info.mass, xi - load_x_pred(t), delta) + P.h2c * de;
     }
     if (t < P.n_springs) {

@@ -1,31 +1,17 @@
-// q = H d with the PSD-projected Newton matrix, matrix-free: per node the mass and
-// barrier block, plus every incident spring's projected block applied to
-// (d_i − d_j), recomputed from x (which does not change during CG). Also the
-// workgroup partial sums of d·q for CG. Twin of the CPU's NewtonMatrix::apply.
+// q = H d with the PSD-projected Newton matrix, matrix-free: per node the block
+// m I + c h² (barrier + friction) that node_terms stored, plus every incident
+// spring's projected block applied to (d_i − d_j), recomputed from x (which does not
+// change during CG). Also the workgroup partial sums of d·q for CG. Twin of the
+// CPU's NewtonMatrix::apply.
 // #import state.wgsl
 // #import energy/spring.wgsl
-// #import energy/barrier.wgsl
-// #import wall.wgsl
-// #import implicit/wall.wgsl
 
 fn apply_newton_matrix(i: u32) -> vec3<real> {
-    let info = nodes[i];
-    if (info.fixed != 0u) { return vec3<real>(0.0); }
+    let nb = load_node_block(i);
+    if (nb.diag.w != 0.0) { return vec3<real>(0.0); }
     let xi = load_x(i);
     let ui = load_d(i);
     var y = vec3<real>(0.0);
-    for (var w = 0u; w < P.n_walls; w++) {
-        let n = wall_normal(w);
-        let b = barrier_hessian(P.barrier_kind, P.kappa, P.dhat, info.area, plane_distance(n, wall_origin(w), xi));
-        y += b * dot(n, ui) * n;
-    }
-    for (var w = 0u; w < N_IMPLICIT_WALLS; w++) {
-        let dist = implicit_wall_value(w, xi);
-        if (dist > 0.0 && dist < P.dhat) {
-            let gw = implicit_wall_gradient(w, xi);
-            y += barrier_hessian(P.barrier_kind, P.kappa, P.dhat, info.area, dist) * dot(gw, ui) * gw;
-        }
-    }
     for (var e = adjacency[i]; e < adjacency[i + 1u]; e++) {
         let s = springs[adjacency[e]];
         let j = spring_other(s, i);
@@ -33,7 +19,7 @@ fn apply_newton_matrix(i: u32) -> vec3<real> {
         let h = spring_hessian(dv, s.rest_length_sq, s.stiffness);
         y += spring_hessian_apply(dv, h, ui - load_d(j));
     }
-    return info.mass * ui + P.h2c * y;
+    return node_block_apply(nb, ui) + P.h2c * y;
 }
 
 @compute @workgroup_size(256)

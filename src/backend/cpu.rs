@@ -562,10 +562,19 @@ impl NewtonSystem for CpuBackend {
                 .map(|c| c.abs())
                 .sum::<f64>()
         });
+        let (x, p) = (&self.x, &self.p);
+        let below_resolution = (0..self.model.num_nodes()).all(|i| {
+            let xi = &x[i * dim..(i + 1) * dim];
+            let scale = xi.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+            p[i * dim..(i + 1) * dim]
+                .iter()
+                .all(|c| c.abs() <= f64::EPSILON * scale)
+        });
         Direction {
             norm: -norm.min(0.0),
             cg_iterations: res.iterations,
             cg_converged: res.converged,
+            below_resolution,
         }
     }
 

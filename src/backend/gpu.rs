@@ -9,7 +9,8 @@ use crate::backend::cpu::CpuBackend;
 use crate::energy::barrier::BarrierKind;
 use crate::gpu::context::{describe, GpuContext, Needs};
 use crate::gpu::layout::{
-    CgState, GpuSpring, Lanes, NodeInfo, Params, DONE_OFFSET, LS_ALPHA_OFFSET, MAX_WALLS, WORKGROUP,
+    node_block_bytes, CgState, GpuSpring, Lanes, NodeInfo, Params, DONE_OFFSET, LS_ALPHA_OFFSET,
+    MAX_FRICTION_WALLS, MAX_WALLS, WORKGROUP,
 };
 use crate::gpu::pipelines::Pipelines;
 use crate::model::{Integrator, Model};
@@ -25,8 +26,8 @@ mod bind {
     pub const SPRINGS: usize = 2;
     pub const ADJACENCY: usize = 3;
     pub const X: usize = 4;
-    pub const XN: usize = 5;
-    pub const X_PRED: usize = 6;
+    pub const ANCHORS: usize = 5;
+    pub const FRICTION: usize = 6;
     pub const V: usize = 7;
     pub const ACC: usize = 8;
     pub const P: usize = 9;
@@ -38,15 +39,16 @@ mod bind {
     pub const PARTIALS: usize = 15;
     pub const CG: usize = 16;
     pub const RESULTS: usize = 17;
-    pub const COUNT: usize = 18;
+    pub const NODE_BLOCK: usize = 18;
+    pub const COUNT: usize = 19;
     pub const NAMES: [&str; COUNT] = [
         "params",
         "nodes",
         "springs",
         "adjacency",
         "x",
-        "xn",
-        "x_pred",
+        "anchors",
+        "friction",
         "v",
         "acc",
         "p",
@@ -58,6 +60,7 @@ mod bind {
         "partials",
         "cg",
         "results",
+        "node_block",
     ];
 }
 
@@ -135,9 +138,6 @@ impl GpuBackend {
 
     /// As [`Self::new`], with options.
     pub fn with_options(model: Model, opts: GpuOptions) -> Result<Self, String> {
-        if model.friction.any() {
-            return Err("the GPU backend has no wall friction yet (a wall has friction > 0); run with --backend cpu".to_string());
-        }
         let dim = model.dim;
         if !(dim == 2 || dim == 3) {
             return Err(format!("the GPU backend needs dimension 2 or 3, got {dim}"));
@@ -147,6 +147,16 @@ impl GpuBackend {
                 "the GPU backend takes at most {MAX_WALLS} walls; the scene has {}",
                 model.walls.len()
             ));
+        }
+        let all_walls = model.walls.len() + model.implicit_walls.len();
+        let friction_slots = if model.friction.any() { all_walls } else { 0 };
+        if friction_slots > MAX_FRICTION_WALLS {
+            return Err(format!(
+                "the GPU backend takes at most {MAX_FRICTION_WALLS} walls in a scene with friction; the scene has {all_walls}"
+            ));
+        }
+        if friction_slots > 0 {
+            check_friction_resolution(&model)?;
         }
         let n = model.num_nodes();
         let ns = model.springs.len();
@@ -170,8 +180,12 @@ impl GpuBackend {
             (node_dispatch.0 * node_dispatch.1).max(element_dispatch.0 * element_dispatch.1) as u64;
 
         let vec_bytes = (n * dim * 4) as u64;
-        let sizes: [(u64, &'static str); 4] = [
+        let friction_bytes = (n * friction_slots * 16) as u64;
+        let sizes: [(u64, &'static str); 7] = [
             (vec_bytes, "node vectors"),
+            (2 * vec_bytes, "step anchors"),
+            (friction_bytes, "friction contacts"),
+            ((n * node_block_bytes(dim)) as u64, "node blocks"),
             ((ns * 16) as u64, "springs"),
             (((n + 1 + 2 * ns) * 4) as u64, "adjacency"),
             (partial_count * 32, "partials"),
@@ -204,6 +218,10 @@ impl GpuBackend {
         for (g, mg) in gravity.iter_mut().zip(&model.gravity) {
             *g = *mg as f32;
         }
+        let mut friction_mu = [[0f32; 4]; MAX_FRICTION_WALLS / 4];
+        for w in 0..friction_slots {
+            friction_mu[w / 4][w % 4] = model.friction.mu(w, model.walls.len()) as f32;
+        }
         let s = &model.solver;
         let params = Params {
             n_nodes: n as u32,
@@ -226,9 +244,11 @@ impl GpuBackend {
             cg_max_iterations: s.cg_max_iterations,
             node_partials: node_dispatch.0 * node_dispatch.1,
             element_partials: element_dispatch.0 * element_dispatch.1,
-            _pad: [0; 2],
+            friction_slots: friction_slots as u32,
+            friction_eps: (model.friction.eps_v * s.dt) as f32,
             gravity,
             walls,
+            friction_mu,
         };
         let nodes: Vec<NodeInfo> = (0..n)
             .map(|i| NodeInfo {
@@ -278,7 +298,15 @@ impl GpuBackend {
                 usage,
             })
         };
-        let zeros = vec![0f32; n * dim];
+        // A zero-initialised storage buffer (wgpu zeroes new buffers) of at least 16 bytes.
+        let zeroed = |name: &str, size: u64| {
+            dev.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(name),
+                size: size.max(16),
+                usage: storage,
+                mapped_at_creation: false,
+            })
+        };
         let mut buffers = Vec::with_capacity(bind::COUNT);
         for b in 0..bind::COUNT {
             let name = bind::NAMES[b];
@@ -291,20 +319,21 @@ impl GpuBackend {
                 bind::NODES => init(name, bytemuck::cast_slice(&nodes), storage),
                 bind::SPRINGS => init(name, bytemuck::cast_slice(&springs), storage),
                 bind::ADJACENCY => init(name, bytemuck::cast_slice(&adjacency), storage),
-                bind::X | bind::XN | bind::X_PRED => {
-                    init(name, bytemuck::cast_slice(&f32s(&model.x0)), storage)
-                }
+                bind::X => init(name, bytemuck::cast_slice(&f32s(&model.x0)), storage),
+                // xⁿ and x̃, both x0 until the first step starts
+                bind::ANCHORS => init(
+                    name,
+                    bytemuck::cast_slice(&f32s(&[model.x0.clone(), model.x0.clone()].concat())),
+                    storage,
+                ),
+                bind::FRICTION => zeroed(name, friction_bytes),
+                bind::NODE_BLOCK => zeroed(name, (n * node_block_bytes(dim)) as u64),
                 bind::V => init(name, bytemuck::cast_slice(&f32s(&v0)), storage),
                 bind::ACC => init(name, bytemuck::cast_slice(&f32s(&a0)), storage),
-                bind::PARTIALS => dev.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(name),
-                    size: partial_count * 32,
-                    usage: storage,
-                    mapped_at_creation: false,
-                }),
+                bind::PARTIALS => zeroed(name, partial_count * 32),
                 bind::CG => init(name, bytemuck::bytes_of(&CgState::default()), storage),
                 bind::RESULTS => init(name, &[0u8; 64], storage),
-                _ => init(name, bytemuck::cast_slice(&zeros), storage),
+                _ => zeroed(name, vec_bytes),
             };
             buffers.push(buf);
         }
@@ -529,13 +558,52 @@ impl GpuBackend {
             .collect()
     }
 
-    fn write_vector(&mut self, b: usize, data: &[f64]) {
+    /// Writes the node vector `data` into buffer `b`, starting at node vector `slot`
+    /// (1 for x̃, the second half of the step anchors).
+    fn write_vector(&mut self, b: usize, slot: u64, data: &[f64]) {
         self.flush_deferred();
         assert_eq!(data.len(), self.model.num_nodes() * self.model.dim);
         let v: Vec<f32> = data.iter().map(|c| *c as f32).collect();
+        let offset = slot * (data.len() * 4) as u64;
         self.ctx
             .queue
-            .write_buffer(&self.buffers[b], 0, bytemuck::cast_slice(&v));
+            .write_buffer(&self.buffers[b], offset, bytemuck::cast_slice(&v));
+    }
+
+    /// Whether some wall has friction (the friction kernels have work).
+    fn has_friction(&self) -> bool {
+        self.model.friction.any()
+    }
+
+    /// The energy_total lanes and, with friction, the friction_stats lanes (else
+    /// zero), in one submission and one read.
+    fn diagnostic_lanes(&mut self) -> (Lanes, Lanes) {
+        if !self.has_friction() {
+            return (self.energy_lanes(), Lanes::default());
+        }
+        let mut enc = self.encoder();
+        self.record(
+            &mut enc,
+            &[
+                ("energy_total", Span::Elements),
+                ("reduce_elements", Span::Single),
+            ],
+        );
+        enc.copy_buffer_to_buffer(&self.buffers[bind::RESULTS], 0, &self.staging, 0, 32);
+        self.record(
+            &mut enc,
+            &[
+                ("friction_stats", Span::Nodes),
+                ("reduce_nodes", Span::Single),
+            ],
+        );
+        enc.copy_buffer_to_buffer(&self.buffers[bind::RESULTS], 0, &self.staging, 32, 32);
+        self.submit(enc);
+        let bytes = self.read_bytes(Staging::Small, 64);
+        (
+            bytemuck::pod_read_unaligned(&bytes[0..32]),
+            bytemuck::pod_read_unaligned(&bytes[32..64]),
+        )
     }
 
     fn energy_lanes(&mut self) -> Lanes {
@@ -552,18 +620,62 @@ impl GpuBackend {
 
     /// Overwrites the current iterate (m); for tests that probe the kernels.
     pub fn set_positions(&mut self, x: &[f64]) {
-        self.write_vector(bind::X, x);
+        self.write_vector(bind::X, 0, x);
     }
 
     /// Overwrites the predicted positions x̃ (m); for tests.
     pub fn set_prediction(&mut self, x_pred: &[f64]) {
-        self.write_vector(bind::X_PRED, x_pred);
+        self.write_vector(bind::ANCHORS, 1, x_pred);
+    }
+
+    /// Overwrites the step's start positions xⁿ (m) and recomputes the lagged friction
+    /// contacts there (what [`Backend::begin_step`] does); for tests.
+    pub fn set_step_start(&mut self, xn: &[f64]) {
+        self.write_vector(bind::ANCHORS, 0, xn);
+        if self.has_friction() {
+            self.defer(&[("friction_lag_start", Span::Nodes)]);
+        }
+    }
+
+    /// The lagged friction normal forces λ (N), `nodes × walls` (plane walls, then
+    /// implicit); empty when no wall has friction. Twin of `CpuBackend::friction_lambda`.
+    pub fn friction_lambda(&mut self) -> Vec<f64> {
+        if !self.has_friction() {
+            return vec![];
+        }
+        let size = self.buffers[bind::FRICTION].size();
+        let stage = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("friction staging"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = self.encoder();
+        enc.copy_buffer_to_buffer(&self.buffers[bind::FRICTION], 0, &stage, 0, size);
+        self.submit(enc);
+        self.traffic.readbacks += 1;
+        let slice = stage.slice(..);
+        slice.map_async(wgpu::MapMode::Read, |r| {
+            r.expect("mapping the friction staging buffer failed")
+        });
+        self.ctx
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("waiting for the GPU failed");
+        let bytes = slice
+            .get_mapped_range()
+            .expect("reading the friction staging buffer failed")
+            .to_vec();
+        bytemuck::cast_slice::<u8, [f32; 4]>(&bytes)
+            .iter()
+            .map(|f| f[3] as f64)
+            .collect()
     }
 
     /// Overwrites the Newton direction p (m); for tests of the CCD bound and ΔE.
     pub fn set_direction(&mut self, p: &[f64]) {
         self.speculative_trial = None;
-        self.write_vector(bind::P, p);
+        self.write_vector(bind::P, 0, p);
     }
 
     /// The current Newton direction p (m).
@@ -584,7 +696,7 @@ impl GpuBackend {
     /// `∇E` at the current iterate, fixed rows zeroed (the `assemble` kernel).
     pub fn gradient(&mut self) -> Vec<f64> {
         let mut enc = self.encoder();
-        self.record(&mut enc, &[("assemble", Span::Nodes)]);
+        self.record(&mut enc, &ASSEMBLE);
         self.submit(enc);
         self.read_vector(bind::R).iter().map(|r| -r).collect()
     }
@@ -592,7 +704,7 @@ impl GpuBackend {
     /// The Jacobi preconditioner 1/diag(H) at the current iterate.
     pub fn inverse_diagonal(&mut self) -> Vec<f64> {
         let mut enc = self.encoder();
-        self.record(&mut enc, &[("assemble", Span::Nodes)]);
+        self.record(&mut enc, &ASSEMBLE);
         self.submit(enc);
         self.read_vector(bind::INV_DIAG)
     }
@@ -600,7 +712,7 @@ impl GpuBackend {
     /// `H u` with the projected Newton matrix at the current iterate, and `uᵀ H u`
     /// from the kernel's own two-pass reduction.
     pub fn hessian_times(&mut self, u: &[f64]) -> (Vec<f64>, f64) {
-        self.write_vector(bind::D, u);
+        self.write_vector(bind::D, 0, u);
         // The mat-vec kernel idles once a CG solve is done: open it again.
         self.flush_deferred();
         self.ctx.queue.write_buffer(
@@ -612,6 +724,7 @@ impl GpuBackend {
         self.record(
             &mut enc,
             &[
+                ("node_terms", Span::Nodes),
                 ("newton_matvec", Span::Nodes),
                 ("reduce_nodes", Span::Single),
             ],
@@ -657,6 +770,27 @@ impl GpuBackend {
     }
 }
 
+/// f32 units in the last place of the positions that the static-friction band
+/// `ε_v h` must span at least.
+const FRICTION_BAND_ULPS: f64 = 16.0;
+
+/// Refuses friction whose static band `ε_v h` (m) the f32 positions cannot resolve:
+/// the slip of a sticking contact must stay below `ε_v h`, which needs positions
+/// several units in the last place finer than that band (one ulp is
+/// `2⁻²³ max|x|` at the scene's largest starting coordinate).
+fn check_friction_resolution(model: &Model) -> Result<(), String> {
+    let band = model.friction.eps_v * model.solver.dt;
+    let scale = model.x0.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+    let ulp = scale * f64::from(f32::EPSILON);
+    if band < FRICTION_BAND_ULPS * ulp {
+        return Err(format!(
+            "contact.friction_eps_v × solver.dt = {band:.1e} m, the slip below which friction sticks, is only {:.1} f32 units in the last place of the positions (ulp {ulp:.1e} m at |x| = {scale:.3} m); the f32 GPU backend needs at least {FRICTION_BAND_ULPS} to resolve sticking: raise friction_eps_v or dt, or run on the CPU backend",
+            band / ulp
+        ));
+    }
+    Ok(())
+}
+
 /// ΔE of an energy_change reduction; `+∞` where the trial point is inadmissible.
 fn trial_change(l: &Lanes) -> f64 {
     if l.e[3] > 0.0 {
@@ -672,6 +806,9 @@ enum Staging {
     Small,
     Vector,
 }
+
+/// The Newton system at the current iterate: r = −∇E, the node blocks, 1/diag(H).
+const ASSEMBLE: [(&str, Span); 2] = [("node_terms", Span::Nodes), ("assemble", Span::Nodes)];
 
 const CG_ITERATION: [(&str, Span); 5] = [
     ("newton_matvec", Span::Nodes),
@@ -696,6 +833,7 @@ impl NewtonSystem for GpuBackend {
         self.record(
             &mut enc,
             &[
+                ("node_terms", Span::Nodes),
                 ("assemble", Span::Nodes),
                 ("cg_start", Span::Nodes),
                 ("cg_start_scalars", Span::Single),
@@ -734,6 +872,7 @@ impl NewtonSystem for GpuBackend {
                     norm: lanes.e[3] as f64,
                     cg_iterations: cg.iterations,
                     cg_converged: cg.converged != 0,
+                    below_resolution: lanes.s[0] == 0.0,
                 };
             }
             enc = self.encoder();
@@ -793,6 +932,24 @@ impl Backend for GpuBackend {
         self.pending_energy = None;
         self.last_trial = None;
         self.defer(&[("step_begin", Span::Nodes)]);
+        if self.has_friction() {
+            self.defer(&[("friction_lag_start", Span::Nodes)]);
+        }
+    }
+
+    fn update_friction_lag(&mut self) -> f64 {
+        if !self.has_friction() {
+            return 0.0;
+        }
+        let mut enc = self.encoder();
+        self.record(
+            &mut enc,
+            &[
+                ("friction_lag_update", Span::Nodes),
+                ("reduce_nodes", Span::Single),
+            ],
+        );
+        self.finish_reduction(enc).e[3] as f64
     }
 
     fn end_step(&mut self) {
@@ -815,15 +972,17 @@ impl Backend for GpuBackend {
     }
 
     fn diagnostics(&mut self) -> Diagnostics {
-        let l = self.energy_lanes();
+        let (l, f) = self.diagnostic_lanes();
         let min = l.e[2] as f64;
         Diagnostics {
+            sticking: f.s[0] as u64,
+            sliding: f.s[1] as u64,
+            dissipation: f.s[2] as f64,
             kinetic: l.s[1] as f64,
             gravity: l.s[2] as f64,
             elastic: l.s[3] as f64,
             barrier: l.e[0] as f64,
             min_wall_distance: if min >= 1e38 { f64::INFINITY } else { min },
-            ..Diagnostics::default()
         }
     }
 }

@@ -1,23 +1,23 @@
 //! The memory traffic of one GPU CG iteration, for the bandwidth bound that
 //! BENCHMARKS.md sets the measured per-iteration time against.
 
-use crate::gpu::layout::{GpuSpring, NodeInfo};
+use crate::gpu::layout::{node_block_bytes, GpuSpring};
 
 /// Bytes one CG iteration of the GPU backend must move between memory and the
 /// device if every array element is read or written once (perfect caching of the
 /// neighbours' values), for a mesh of `nodes` nodes, `springs` springs in `dim` D
 /// with f32 vectors:
 ///
-/// - `newton_matvec`: reads the node record, `x` and `d` (d floats each), the two
-///   adjacency offsets and 2S/N entries per node, every spring record twice (once
-///   from each end); writes `q`;
+/// - `newton_matvec`: reads the node's Newton block (16 bytes in 2D, 32 in 3D), `x`
+///   and `d` (d floats each), the two adjacency offsets and 2S/N entries per node,
+///   every spring record twice (once from each end); writes `q`;
 /// - `cg_update`: reads `p, d, r, q, inv_diag`, writes `p, r, z`;
 /// - `cg_direction`: reads `z, d`, writes `d`.
 ///
 /// The one-workgroup scalar kernels and the partial sums are a few kilobytes and left out.
 pub fn cg_iteration_bytes(nodes: usize, springs: usize, dim: usize) -> u64 {
     let f = 4 * dim; // one f32 vector per node
-    let node = std::mem::size_of::<NodeInfo>();
+    let node = node_block_bytes(dim);
     let spring = std::mem::size_of::<GpuSpring>();
     let matvec = nodes * (node + 3 * f + 4) + springs * (2 * 4 + 2 * spring);
     let update = nodes * 8 * f;

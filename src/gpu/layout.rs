@@ -6,6 +6,9 @@ use bytemuck::{Pod, Zeroable};
 
 /// Largest number of plane walls a GPU scene may have (`MAX_WALLS` in WGSL).
 pub const MAX_WALLS: usize = 16;
+/// Largest number of walls (plane, then implicit) of a GPU scene with friction
+/// (`MAX_FRICTION_WALLS` in WGSL).
+pub const MAX_FRICTION_WALLS: usize = 32;
 /// Threads per workgroup of every kernel (`WG` in WGSL).
 pub const WORKGROUP: u32 = 256;
 
@@ -41,12 +44,16 @@ pub struct Params {
     pub node_partials: u32,
     /// Workgroups of a per-element dispatch over max(nodes, springs).
     pub element_partials: u32,
-    /// Padding.
-    pub _pad: [u32; 2],
+    /// Friction slots per node: every wall, plane then implicit; 0 without friction.
+    pub friction_slots: u32,
+    /// `ε_v h` (m): the slip per step below which friction is static.
+    pub friction_eps: f32,
     /// Gravity (m/s²), xyz.
     pub gravity: [f32; 4],
     /// Wall w: unit normal at `2w`, a point on the plane (m) at `2w + 1`.
     pub walls: [[f32; 4]; 2 * MAX_WALLS],
+    /// Friction coefficient μ of slot s at `[s / 4][s % 4]`.
+    pub friction_mu: [[f32; 4]; MAX_FRICTION_WALLS / 4],
 }
 
 /// Per-node constants (`NodeInfo`).
@@ -61,6 +68,12 @@ pub struct NodeInfo {
     pub fixed: u32,
     /// Padding.
     pub _pad: u32,
+}
+
+/// Bytes per node of the packed Newton node blocks (`NodeBlock` in WGSL, written on
+/// the device): one `vec4` in 2D, two in 3D.
+pub fn node_block_bytes(dim: usize) -> usize {
+    16 * (dim - 1)
 }
 
 /// One spring (`Spring`).

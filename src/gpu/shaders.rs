@@ -22,6 +22,18 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../../shaders/energy/barrier.wgsl"),
     ),
     (
+        "energy/friction.wgsl",
+        include_str!("../../shaders/energy/friction.wgsl"),
+    ),
+    (
+        "node_friction.wgsl",
+        include_str!("../../shaders/node_friction.wgsl"),
+    ),
+    (
+        "kernels/friction.wgsl",
+        include_str!("../../shaders/kernels/friction.wgsl"),
+    ),
+    (
         "energy/inertia.wgsl",
         include_str!("../../shaders/energy/inertia.wgsl"),
     ),
@@ -74,7 +86,15 @@ pub const SOURCES: &[(&str, &str)] = &[
 /// The kernel files (each a complete module once composed) and their entry points.
 pub const KERNELS: &[(&str, &[&str])] = &[
     ("kernels/step.wgsl", &["step_begin", "step_end", "advance"]),
-    ("kernels/assemble.wgsl", &["assemble"]),
+    ("kernels/assemble.wgsl", &["node_terms", "assemble"]),
+    (
+        "kernels/friction.wgsl",
+        &[
+            "friction_lag_start",
+            "friction_lag_update",
+            "friction_stats",
+        ],
+    ),
     ("kernels/newton_matvec.wgsl", &["newton_matvec"]),
     (
         "kernels/cg.wgsl",

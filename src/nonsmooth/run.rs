@@ -183,6 +183,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
             residual: 0.0,
             converged: true,
             line_search_failed: false,
+            resolution_limited: false,
             incremental_potential: f64::NAN,
             kinetic: e.kinetic,
             gravity: e.potential,

@@ -247,7 +247,12 @@ pub fn gpu_follows_cpu(name: &str, scene: Scene, steps: u64) -> Option<f64> {
         let rec = gpu
             .step()
             .unwrap_or_else(|e| panic!("{name} GPU step {step}: {e}"));
-        for w in gpu.last_newton.energies.windows(2) {
+        for w in gpu
+            .last_newton
+            .solves()
+            .iter()
+            .flat_map(|run| run.windows(2))
+        {
             assert!(
                 w[1] <= w[0],
                 "{name} step {step}: accepted iterate raised E {} -> {}",

@@ -1,0 +1,57 @@
+// Lagged IPC friction of one node–wall contact, twin of src/energy/friction.rs:
+// D = μ λ f0(|u|), u = T (x − xⁿ), T = I − n nᵀ, with the C¹ smoothing of seed 001 over
+// the slip eps = ε_v h (m). `ml` is μ λ (N), `dx` is x − xⁿ (m), `n` the unit normal.
+// #import common.wgsl
+
+// f0(y) (m): y²/ε − y³/(3ε²) + ε/3 below ε, y above.
+fn friction_f0(y: real, eps: real) -> real {
+    if (y < eps) {
+        return y * y / eps - y * y * y / (3.0 * eps * eps) + eps / 3.0;
+    }
+    return y;
+}
+
+// f1(y)/y (1/m), finite at y = 0.
+fn friction_f1_over_y(y: real, eps: real) -> real {
+    if (y < eps) {
+        return 2.0 / eps - y / (eps * eps);
+    }
+    return 1.0 / y;
+}
+
+// The tangential slip u = (I − n nᵀ) dx (m).
+fn friction_slip(n: vec3<real>, dx: vec3<real>) -> vec3<real> {
+    return dx - dot(n, dx) * n;
+}
+
+fn friction_value(ml: real, eps: real, n: vec3<real>, dx: vec3<real>) -> real {
+    return ml * friction_f0(length(friction_slip(n, dx)), eps);
+}
+
+// D(dx + δ) − D(dx), as one difference of two small per-contact values.
+fn friction_value_change(ml: real, eps: real, n: vec3<real>, dx: vec3<real>, delta: vec3<real>) -> real {
+    let u = friction_slip(n, dx);
+    let u1 = u + friction_slip(n, delta);
+    return ml * (friction_f0(length(u1), eps) - friction_f0(length(u), eps));
+}
+
+// ∂D/∂x = μ λ (f1(y)/y) u (N).
+fn friction_gradient(ml: real, eps: real, n: vec3<real>, dx: vec3<real>) -> vec3<real> {
+    let u = friction_slip(n, dx);
+    return ml * friction_f1_over_y(length(u), eps) * u;
+}
+
+// The PSD Hessian μ λ [(f1/y) T + (f1′ − f1/y) û ûᵀ] (N/m); f1′ − f1/y is −y/ε² below
+// ε and −1/y above.
+fn friction_hessian(ml: real, eps: real, n: vec3<real>, dx: vec3<real>) -> Sym {
+    let u = friction_slip(n, dx);
+    let y = length(u);
+    let a = ml * friction_f1_over_y(y, eps);
+    var h = Sym(a * (vec3<real>(1.0) - n * n), -a * vec3<real>(n.x * n.y, n.x * n.z, n.y * n.z));
+    if (y > 0.0) {
+        var b = -1.0 / y;
+        if (y < eps) { b = -y / (eps * eps); }
+        h = sym_add(h, sym_outer(ml * b, u / y));
+    }
+    return h;
+}

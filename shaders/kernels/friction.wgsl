@@ -1,0 +1,81 @@
+// Lagged friction contacts and friction statistics, twin of the CPU backend's
+// compute_friction_lag and friction_stats. A contact's normal force is the barrier's
+// force on the node: λ = −b′(d) for a plane wall (normal n), λ = −b′(W) |∇W| for an
+// implicit wall (normal ∇W/|∇W|). Fixed nodes get none.
+// #import node_friction.wgsl
+// #import energy/barrier.wgsl
+// #import wall.wgsl
+// #import implicit/wall.wgsl
+
+// Stores the contacts of node i at position xi; returns the largest change of λ (N).
+fn store_lag(i: u32, xi: vec3<real>) -> real {
+    let info = nodes[i];
+    var change: real = 0.0;
+    for (var s = 0u; s < P.friction_slots; s++) {
+        var f = vec4<real>(0.0);
+        if (info.fixed == 0u) {
+            if (s < P.n_walls) {
+                let n = wall_normal(s);
+                let dist = plane_distance(n, wall_origin(s), xi);
+                f = vec4<real>(n, -barrier_gradient(P.barrier_kind, P.kappa, P.dhat, info.area, dist));
+            } else {
+                let w = s - P.n_walls;
+                let dist = implicit_wall_value(w, xi);
+                if (dist > 0.0 && dist < P.dhat) {
+                    let g = implicit_wall_gradient(w, xi);
+                    let len = length(g);
+                    if (len > 0.0) {
+                        f = vec4<real>(g / len, -barrier_gradient(P.barrier_kind, P.kappa, P.dhat, info.area, dist) * len);
+                    }
+                }
+            }
+        }
+        let k = i * P.friction_slots + s;
+        change = max(change, abs(f.w - friction[k].w));
+        friction[k] = f;
+    }
+    return change;
+}
+
+// At the start of a step: contacts at xⁿ.
+@compute @workgroup_size(256)
+fn friction_lag_start(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = thread_index(wid, nwg, lid);
+    if (i >= P.n_nodes) { return; }
+    store_lag(i, load_xn(i));
+}
+
+// A lagging update: contacts at the current iterate (the slip stays measured from
+// xⁿ); partials of the largest change of λ in the max lane.
+@compute @workgroup_size(256)
+fn friction_lag_update(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = thread_index(wid, nwg, lid);
+    var mine = lanes_zero();
+    if (i < P.n_nodes) {
+        mine.e.w = store_lag(i, load_x(i));
+    }
+    let total = workgroup_reduce(lid, mine);
+    if (lid == 0u) { partials[group_index(wid, nwg)] = total; }
+}
+
+// Per step: contacts sticking (slip below ε_v h) in s.x, sliding in s.y, and the
+// dissipation Σ μ λ |u| (J) in s.z, as workgroup partials.
+@compute @workgroup_size(256)
+fn friction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = thread_index(wid, nwg, lid);
+    var mine = lanes_zero();
+    if (i < P.n_nodes) {
+        let dx = load_x(i) - load_xn(i);
+        for (var s = 0u; s < P.friction_slots; s++) {
+            let f = load_friction(i, s);
+            let ml = friction_weight(s, f);
+            if (ml > 0.0) {
+                let y = length(friction_slip(f.xyz, dx));
+                if (y < P.friction_eps) { mine.s.x += 1.0; } else { mine.s.y += 1.0; }
+                mine.s.z += ml * y;
+            }
+        }
+    }
+    let total = workgroup_reduce(lid, mine);
+    if (lid == 0u) { partials[group_index(wid, nwg)] = total; }
+}

@@ -1,0 +1,58 @@
+// Friction of one node summed over its lagged wall contacts (the `friction` buffer,
+// written at the start of the step by kernels/friction.wgsl). `dx` is x − xⁿ (m).
+// #import state.wgsl
+// #import energy/friction.wgsl
+
+// The lagged contact of node i with wall slot s: (unit normal, λ (N)).
+fn load_friction(i: u32, s: u32) -> vec4<real> {
+    return friction[i * P.friction_slots + s];
+}
+
+// μ λ of a contact, 0 where there is none.
+fn friction_weight(s: u32, f: vec4<real>) -> real {
+    return friction_mu(s) * max(f.w, 0.0);
+}
+
+// Σ D over the node's contacts (J).
+fn node_friction_value(i: u32, dx: vec3<real>) -> real {
+    var e: real = 0.0;
+    for (var s = 0u; s < P.friction_slots; s++) {
+        let f = load_friction(i, s);
+        let ml = friction_weight(s, f);
+        if (ml > 0.0) { e += friction_value(ml, P.friction_eps, f.xyz, dx); }
+    }
+    return e;
+}
+
+// Σ [D(dx + δ) − D(dx)] over the node's contacts (J).
+fn node_friction_change(i: u32, dx: vec3<real>, delta: vec3<real>) -> real {
+    var e: real = 0.0;
+    for (var s = 0u; s < P.friction_slots; s++) {
+        let f = load_friction(i, s);
+        let ml = friction_weight(s, f);
+        if (ml > 0.0) { e += friction_value_change(ml, P.friction_eps, f.xyz, dx, delta); }
+    }
+    return e;
+}
+
+// Σ ∂D/∂x (N).
+fn node_friction_gradient(i: u32, dx: vec3<real>) -> vec3<real> {
+    var g = vec3<real>(0.0);
+    for (var s = 0u; s < P.friction_slots; s++) {
+        let f = load_friction(i, s);
+        let ml = friction_weight(s, f);
+        if (ml > 0.0) { g += friction_gradient(ml, P.friction_eps, f.xyz, dx); }
+    }
+    return g;
+}
+
+// Σ of the PSD friction Hessians (N/m).
+fn node_friction_hessian(i: u32, dx: vec3<real>) -> Sym {
+    var h = sym_zero();
+    for (var s = 0u; s < P.friction_slots; s++) {
+        let f = load_friction(i, s);
+        let ml = friction_weight(s, f);
+        if (ml > 0.0) { h = sym_add(h, friction_hessian(ml, P.friction_eps, f.xyz, dx)); }
+    }
+    return h;
+}
