@@ -485,26 +485,14 @@ impl GpuBackend {
         );
     }
 
-    /// Maps `buf`, copies `len` bytes out, unmaps.
+    /// Reads `len` bytes of a staging buffer (a blocking read).
     fn read_bytes(&mut self, which: Staging, len: u64) -> Vec<u8> {
-        self.traffic.readbacks += 1;
         let buf = match which {
             Staging::Small => &self.staging,
             Staging::Vector => &self.vec_staging,
         };
-        let slice = buf.slice(0..len);
-        slice.map_async(wgpu::MapMode::Read, |r| {
-            r.expect("mapping a staging buffer failed")
-        });
-        self.ctx
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .expect("waiting for the GPU failed");
-        let out = slice
-            .get_mapped_range()
-            .expect("reading a mapped staging buffer failed")
-            .to_vec();
-        buf.unmap();
+        let out = map_and_read(&self.ctx.device, buf, len);
+        self.traffic.readbacks += 1;
         out
     }
 
@@ -653,19 +641,8 @@ impl GpuBackend {
         let mut enc = self.encoder();
         enc.copy_buffer_to_buffer(&self.buffers[bind::FRICTION], 0, &stage, 0, size);
         self.submit(enc);
+        let bytes = map_and_read(&self.ctx.device, &stage, size);
         self.traffic.readbacks += 1;
-        let slice = stage.slice(..);
-        slice.map_async(wgpu::MapMode::Read, |r| {
-            r.expect("mapping the friction staging buffer failed")
-        });
-        self.ctx
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .expect("waiting for the GPU failed");
-        let bytes = slice
-            .get_mapped_range()
-            .expect("reading the friction staging buffer failed")
-            .to_vec();
         bytemuck::cast_slice::<u8, [f32; 4]>(&bytes)
             .iter()
             .map(|f| f[3] as f64)
@@ -768,6 +745,23 @@ impl GpuBackend {
         };
         b.clamp(4, 1024).min(cap)
     }
+}
+
+/// Maps the staging buffer `buf`, waits for the device, copies `len` bytes out, unmaps.
+fn map_and_read(device: &wgpu::Device, buf: &wgpu::Buffer, len: u64) -> Vec<u8> {
+    let slice = buf.slice(0..len);
+    slice.map_async(wgpu::MapMode::Read, |r| {
+        r.expect("mapping a staging buffer failed")
+    });
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("waiting for the GPU failed");
+    let out = slice
+        .get_mapped_range()
+        .expect("reading a mapped staging buffer failed")
+        .to_vec();
+    buf.unmap();
+    out
 }
 
 /// f32 units in the last place of the positions that the static-friction band
