@@ -670,7 +670,8 @@ impl GpuBackend {
         }
     }
 
-    /// `∇E` at the current iterate, fixed rows zeroed (the `assemble` kernel).
+    /// `∇E` at the current iterate, fixed rows zeroed (the `node_terms` and `assemble`
+    /// kernels).
     pub fn gradient(&mut self) -> Vec<f64> {
         let mut enc = self.encoder();
         self.record(&mut enc, &ASSEMBLE);
