@@ -1,7 +1,9 @@
 //! `springsim plot DIR`: turns a run's `steps.csv` into PNG plots in the same folder:
 //! `energies.png` (kinetic, gravity, elastic, barrier and total energy),
 //! `iterations.png` (Newton iterations per step), `cg_iterations.png` (CG iterations
-//! per step) and `min_distance.png` (smallest distance to a wall).
+//! per step) and `min_distance.png` (smallest distance to a wall); for a run with
+//! friction contacts also `friction_contacts.png` (sticking and sliding contacts per
+//! step) and `friction_dissipation.png` (friction dissipation per step).
 
 use crate::plot::{Chart, Series};
 use std::collections::HashMap;
@@ -121,6 +123,26 @@ pub fn plot_steps(dir: &Path) -> Result<Vec<PathBuf>, String> {
     d.series
         .push(Series::line("", t, c.get(&path, "min_wall_distance")?));
     charts.push(("min_distance", d));
+    // Friction, where the run had contacts (older steps.csv files lack the columns).
+    if let (Ok(stick), Ok(slide), Ok(diss)) = (
+        c.get(&path, "sticking"),
+        c.get(&path, "sliding"),
+        c.get(&path, "friction_dissipation"),
+    ) {
+        if stick.iter().chain(slide).any(|v| *v > 0.0) {
+            let mut f = Chart::new(format!("{name}: friction contacts"), "t (s)", "contacts");
+            f.series.push(Series::line("sticking", t, stick));
+            f.series.push(Series::line("sliding", t, slide));
+            charts.push(("friction_contacts", f));
+            let mut f = Chart::new(
+                format!("{name}: friction dissipation per step"),
+                "t (s)",
+                "energy (J)",
+            );
+            f.series.push(Series::line("", t, diss));
+            charts.push(("friction_dissipation", f));
+        }
+    }
     let mut paths = Vec::new();
     for (file, chart) in charts {
         let p = dir.join(format!("{file}.png"));

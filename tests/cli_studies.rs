@@ -152,3 +152,54 @@ fn plot_turns_steps_csv_into_pngs() {
     assert_eq!(missing.status.code(), Some(1));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn plot_draws_friction_contacts_and_dissipation_for_a_friction_run() {
+    let dir = std::env::temp_dir().join(format!("springsim_plot_friction_{}", std::process::id()));
+    let run = springsim(&[
+        "run",
+        "square_on_slope",
+        "--backend",
+        "cpu",
+        "--steps",
+        "120",
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let out = springsim(&["plot", dir.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for f in ["friction_contacts", "friction_dissipation"] {
+        let (w, _, colours) = png_info(&dir.join(format!("{f}.png")));
+        assert_eq!(w, 960);
+        assert!(colours > 10, "{f}.png is nearly blank");
+    }
+    // A run without friction draws no friction plots.
+    let plain = dir.join("plain");
+    let run = springsim(&[
+        "run",
+        "square_drop",
+        "--backend",
+        "cpu",
+        "--steps",
+        "40",
+        "--quiet",
+        "--out",
+        plain.to_str().unwrap(),
+    ]);
+    assert!(run.status.success());
+    assert!(springsim(&["plot", plain.to_str().unwrap()])
+        .status
+        .success());
+    assert!(!plain.join("friction_contacts.png").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
