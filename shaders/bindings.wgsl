@@ -10,7 +10,7 @@
 // node → springs adjacency: entries [adjacency[i], adjacency[i + 1]) are spring indices
 @group(0) @binding(3) var<storage, read_write> adjacency: array<u32>;
 @group(0) @binding(4) var<storage, read_write> x: array<real>;
-// the step's anchors: xⁿ in the first n × dim entries, the prediction x̃ after them
+// the step's anchors, three blocks of n × dim: xⁿ, x̃ − xⁿ, x − xⁿ (state.wgsl)
 @group(0) @binding(5) var<storage, read_write> anchors: array<real>;
 // lagged friction of node i and wall slot s at i × P.friction_slots + s: (unit normal
 // xyz, normal force λ in N); λ = 0 where there is no contact

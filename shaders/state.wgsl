@@ -17,32 +17,38 @@ fn store_x(i: u32, val: vec3<real>) {
     if (P.dim == 3u) { x[b + 2u] = val.z; }
 }
 
+// The step anchors hold three node vectors: block 0 xⁿ, block 1 the prediction's
+// offset x̃ − xⁿ, block 2 the displacement x − xⁿ. Inertia and friction use the last
+// two, so their f32 precision is that of the step's small displacements rather than
+// that of the absolute positions; x itself stays absolute (x = xⁿ + (x − xⁿ)) for the
+// barriers, the springs and the mat-vec.
+fn load_anchor(block: u32, i: u32) -> vec3<real> {
+    let b = block * P.n_nodes * P.dim + i * P.dim;
+    var o = vec3<real>(anchors[b], anchors[b + 1u], 0.0);
+    if (P.dim == 3u) { o.z = anchors[b + 2u]; }
+    return o;
+}
+
+fn store_anchor(block: u32, i: u32, val: vec3<real>) {
+    let b = block * P.n_nodes * P.dim + i * P.dim;
+    anchors[b] = val.x;
+    anchors[b + 1u] = val.y;
+    if (P.dim == 3u) { anchors[b + 2u] = val.z; }
+}
+
+// xⁿ (m).
 fn load_xn(i: u32) -> vec3<real> {
-    let b = i * P.dim;
-    var o = vec3<real>(anchors[b], anchors[b + 1u], 0.0);
-    if (P.dim == 3u) { o.z = anchors[b + 2u]; }
-    return o;
+    return load_anchor(0u, i);
 }
 
-fn store_xn(i: u32, val: vec3<real>) {
-    let b = i * P.dim;
-    anchors[b] = val.x;
-    anchors[b + 1u] = val.y;
-    if (P.dim == 3u) { anchors[b + 2u] = val.z; }
+// x̃ − xⁿ (m).
+fn load_pred_offset(i: u32) -> vec3<real> {
+    return load_anchor(1u, i);
 }
 
-fn load_x_pred(i: u32) -> vec3<real> {
-    let b = P.n_nodes * P.dim + i * P.dim;
-    var o = vec3<real>(anchors[b], anchors[b + 1u], 0.0);
-    if (P.dim == 3u) { o.z = anchors[b + 2u]; }
-    return o;
-}
-
-fn store_x_pred(i: u32, val: vec3<real>) {
-    let b = P.n_nodes * P.dim + i * P.dim;
-    anchors[b] = val.x;
-    anchors[b + 1u] = val.y;
-    if (P.dim == 3u) { anchors[b + 2u] = val.z; }
+// x − xⁿ (m).
+fn load_dx(i: u32) -> vec3<real> {
+    return load_anchor(2u, i);
 }
 
 fn load_v(i: u32) -> vec3<real> {

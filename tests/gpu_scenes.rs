@@ -16,7 +16,7 @@ fn side_by_side(name: &str, steps: u64) -> Option<f64> {
 #[test]
 fn square_drop_gpu_follows_the_cpu() {
     if let Some(d) = side_by_side("square_drop", 500) {
-        assert!(d < 5e-5, "square drop: GPU and CPU {d} m apart");
+        assert!(d < 5e-6, "square drop: GPU and CPU {d} m apart");
     }
 }
 
@@ -37,7 +37,7 @@ fn cloth_drop_gpu_follows_the_cpu() {
 #[test]
 fn particle_scene_gpu_follows_the_cpu() {
     if let Some(d) = side_by_side("balls_3d", 200) {
-        assert!(d < 1e-3, "balls: GPU and CPU {d} m apart");
+        assert!(d < 5e-5, "balls: GPU and CPU {d} m apart");
     }
 }
 
@@ -47,7 +47,7 @@ fn square_on_slope_with_friction_gpu_follows_the_cpu() {
     // the landing speed, so a 1 % error in the friction force moves the resting
     // place by about 10 cm: this bound checks the friction path end to end.
     if let Some(d) = side_by_side("square_on_slope", 800) {
-        assert!(d < 2e-4, "square on slope: GPU and CPU {d} m apart");
+        assert!(d < 5e-5, "square on slope: GPU and CPU {d} m apart");
     }
 }
 

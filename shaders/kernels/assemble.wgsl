@@ -23,7 +23,7 @@ fn node_terms(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
         return;
     }
     let xi = load_x(i);
-    let dx = xi - load_xn(i);
+    let dx = load_dx(i);
     var grad = -info.mass * P.gravity.xyz + node_friction_gradient(i, dx);
     var h = node_friction_hessian(i, dx);
     for (var w = 0u; w < P.n_walls; w++) {
@@ -41,7 +41,7 @@ fn node_terms(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
             h = sym_add(h, sym_outer(barrier_hessian(P.barrier_kind, P.kappa, P.dhat, info.area, dist), gw));
         }
     }
-    store_r(i, -(info.mass * (xi - load_x_pred(i)) + P.h2c * grad));
+    store_r(i, -(info.mass * (dx - load_pred_offset(i)) + P.h2c * grad));
     store_node_block(i, NodeBlock(vec4<real>(info.mass + P.h2c * h.diag, 0.0), vec4<real>(P.h2c * h.off, 0.0)));
 }
 

@@ -35,8 +35,9 @@ fn energy_total(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
             dmin = min(dmin, dist);
             bar += barrier_value(P.barrier_kind, P.kappa, P.dhat, info.area, dist);
         }
-        let fr = node_friction_value(t, xi - load_xn(t));
-        mine.s.x = inertia_value(info.mass, xi - load_x_pred(t)) + P.h2c * (grav + bar + fr);
+        let dx = load_dx(t);
+        let fr = node_friction_value(t, dx);
+        mine.s.x = inertia_value(info.mass, dx - load_pred_offset(t)) + P.h2c * (grav + bar + fr);
         mine.s.y = 0.5 * info.mass * dot(vi, vi);
         mine.s.z = grav;
         mine.e.x = bar;
@@ -82,8 +83,9 @@ fn energy_change(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
                 de += barrier_value_change(P.barrier_kind, P.kappa, P.dhat, info.area, dist, d1 - dist);
             }
         }
-        de += node_friction_change(t, xi - load_xn(t), delta);
-        mine.s.x = inertia_value_change(info.mass, xi - load_x_pred(t), delta) + P.h2c * de;
+        let dx = load_dx(t);
+        de += node_friction_change(t, dx, delta);
+        mine.s.x = inertia_value_change(info.mass, dx - load_pred_offset(t), delta) + P.h2c * de;
     }
     if (t < P.n_springs) {
         let s = springs[t];

@@ -65,7 +65,7 @@ fn friction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     let i = thread_index(wid, nwg, lid);
     var mine = lanes_zero();
     if (i < P.n_nodes) {
-        let dx = load_x(i) - load_xn(i);
+        let dx = load_dx(i);
         for (var s = 0u; s < P.friction_slots; s++) {
             let f = load_friction(i, s);
             let ml = friction_weight(s, f);

@@ -155,9 +155,6 @@ impl GpuBackend {
                 "the GPU backend takes at most {MAX_FRICTION_WALLS} walls in a scene with friction; the scene has {all_walls}"
             ));
         }
-        if friction_slots > 0 {
-            check_friction_resolution(&model)?;
-        }
         let n = model.num_nodes();
         let ns = model.springs.len();
         let (offsets, entries) = model.node_springs();
@@ -183,7 +180,7 @@ impl GpuBackend {
         let friction_bytes = (n * friction_slots * 16) as u64;
         let sizes: [(u64, &'static str); 7] = [
             (vec_bytes, "node vectors"),
-            (2 * vec_bytes, "step anchors"),
+            (3 * vec_bytes, "step anchors"),
             (friction_bytes, "friction contacts"),
             ((n * node_block_bytes(dim)) as u64, "node blocks"),
             ((ns * 16) as u64, "springs"),
@@ -320,10 +317,12 @@ impl GpuBackend {
                 bind::SPRINGS => init(name, bytemuck::cast_slice(&springs), storage),
                 bind::ADJACENCY => init(name, bytemuck::cast_slice(&adjacency), storage),
                 bind::X => init(name, bytemuck::cast_slice(&f32s(&model.x0)), storage),
-                // xⁿ and x̃, both x0 until the first step starts
+                // xⁿ = x0, x̃ − xⁿ = 0 and x − xⁿ = 0 until the first step starts
                 bind::ANCHORS => init(
                     name,
-                    bytemuck::cast_slice(&f32s(&[model.x0.clone(), model.x0.clone()].concat())),
+                    bytemuck::cast_slice(&f32s(
+                        &[model.x0.clone(), vec![0.0; 2 * n * dim]].concat(),
+                    )),
                     storage,
                 ),
                 bind::FRICTION => zeroed(name, friction_bytes),
@@ -531,13 +530,14 @@ impl GpuBackend {
         )
     }
 
-    fn read_vector(&mut self, b: usize) -> Vec<f64> {
+    /// Reads node vector `slot` of buffer `b` (see [`Self::write_vector`]).
+    fn read_vector(&mut self, b: usize, slot: u64) -> Vec<f64> {
         let len = (self.model.num_nodes() * self.model.dim * 4) as u64;
         if len == 0 {
             return vec![];
         }
         let mut enc = self.encoder();
-        enc.copy_buffer_to_buffer(&self.buffers[b], 0, &self.vec_staging, 0, len);
+        enc.copy_buffer_to_buffer(&self.buffers[b], slot * len, &self.vec_staging, 0, len);
         self.submit(enc);
         let bytes = self.read_bytes(Staging::Vector, len);
         bytemuck::cast_slice::<u8, f32>(&bytes)
@@ -547,7 +547,7 @@ impl GpuBackend {
     }
 
     /// Writes the node vector `data` into buffer `b`, starting at node vector `slot`
-    /// (1 for x̃, the second half of the step anchors).
+    /// (the blocks of the step anchors: 0 xⁿ, 1 x̃ − xⁿ, 2 x − xⁿ).
     fn write_vector(&mut self, b: usize, slot: u64, data: &[f64]) {
         self.flush_deferred();
         assert_eq!(data.len(), self.model.num_nodes() * self.model.dim);
@@ -606,20 +606,45 @@ impl GpuBackend {
         self.finish_reduction(enc)
     }
 
+    /// The stored iterate, prediction and step start as absolute positions (m):
+    /// (x, x̃, xⁿ).
+    fn state_vectors(&mut self) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+        let x = self.read_vector(bind::X, 0);
+        let xn = self.read_vector(bind::ANCHORS, 0);
+        let offset = self.read_vector(bind::ANCHORS, 1);
+        let xp = xn.iter().zip(&offset).map(|(a, b)| a + b).collect();
+        (x, xp, xn)
+    }
+
+    /// Stores the absolute x, x̃ and xⁿ (m), rounded to f32, as the device keeps them:
+    /// x, and xⁿ with the offsets x̃ − xⁿ and x − xⁿ.
+    fn write_state(&mut self, x: &[f64], xp: &[f64], xn: &[f64]) {
+        let f32s = |v: &[f64]| v.iter().map(|c| (*c as f32) as f64).collect::<Vec<f64>>();
+        let (x, xp, xn) = (f32s(x), f32s(xp), f32s(xn));
+        let minus = |a: &[f64]| a.iter().zip(&xn).map(|(p, q)| p - q).collect::<Vec<f64>>();
+        self.write_vector(bind::X, 0, &x);
+        self.write_vector(bind::ANCHORS, 0, &xn);
+        self.write_vector(bind::ANCHORS, 1, &minus(&xp));
+        self.write_vector(bind::ANCHORS, 2, &minus(&x));
+    }
+
     /// Overwrites the current iterate (m); for tests that probe the kernels.
     pub fn set_positions(&mut self, x: &[f64]) {
-        self.write_vector(bind::X, 0, x);
+        let (_, xp, xn) = self.state_vectors();
+        self.write_state(x, &xp, &xn);
     }
 
     /// Overwrites the predicted positions x̃ (m); for tests.
     pub fn set_prediction(&mut self, x_pred: &[f64]) {
-        self.write_vector(bind::ANCHORS, 1, x_pred);
+        let (x, _, xn) = self.state_vectors();
+        self.write_state(&x, x_pred, &xn);
     }
 
-    /// Overwrites the step's start positions xⁿ (m) and recomputes the lagged friction
-    /// contacts there (what [`Backend::begin_step`] does); for tests.
+    /// Overwrites the step's start positions xⁿ (m), keeping x and x̃, and recomputes
+    /// the lagged friction contacts there (what [`Backend::begin_step`] does); for tests.
     pub fn set_step_start(&mut self, xn: &[f64]) {
-        self.write_vector(bind::ANCHORS, 0, xn);
+        let (x, xp, _) = self.state_vectors();
+        self.write_state(&x, &xp, xn);
         if self.has_friction() {
             self.defer(&[("friction_lag_start", Span::Nodes)]);
         }
@@ -657,7 +682,7 @@ impl GpuBackend {
 
     /// The current Newton direction p (m).
     pub fn direction(&mut self) -> Vec<f64> {
-        self.read_vector(bind::P)
+        self.read_vector(bind::P, 0)
     }
 
     /// Incremental potential E (J) at the current iterate (`+∞` if inadmissible).
@@ -676,7 +701,7 @@ impl GpuBackend {
         let mut enc = self.encoder();
         self.record(&mut enc, &ASSEMBLE);
         self.submit(enc);
-        self.read_vector(bind::R).iter().map(|r| -r).collect()
+        self.read_vector(bind::R, 0).iter().map(|r| -r).collect()
     }
 
     /// The Jacobi preconditioner 1/diag(H) at the current iterate.
@@ -684,7 +709,7 @@ impl GpuBackend {
         let mut enc = self.encoder();
         self.record(&mut enc, &ASSEMBLE);
         self.submit(enc);
-        self.read_vector(bind::INV_DIAG)
+        self.read_vector(bind::INV_DIAG, 0)
     }
 
     /// `H u` with the projected Newton matrix at the current iterate, and `uᵀ H u`
@@ -708,7 +733,7 @@ impl GpuBackend {
             ],
         );
         let l = self.finish_reduction(enc);
-        (self.read_vector(bind::Q), l.s[0] as f64)
+        (self.read_vector(bind::Q, 0), l.s[0] as f64)
     }
 
     /// `(max_i Σ_k |p_ik|, CCD bound)` for the current p (the `direction_stats` kernel).
@@ -763,27 +788,6 @@ fn map_and_read(device: &wgpu::Device, buf: &wgpu::Buffer, len: u64) -> Vec<u8> 
         .to_vec();
     buf.unmap();
     out
-}
-
-/// f32 units in the last place of the positions that the static-friction band
-/// `ε_v h` must span at least.
-const FRICTION_BAND_ULPS: f64 = 16.0;
-
-/// Refuses friction whose static band `ε_v h` (m) the f32 positions cannot resolve:
-/// the slip of a sticking contact must stay below `ε_v h`, which needs positions
-/// several units in the last place finer than that band (one ulp is
-/// `2⁻²³ max|x|` at the scene's largest starting coordinate).
-fn check_friction_resolution(model: &Model) -> Result<(), String> {
-    let band = model.friction.eps_v * model.solver.dt;
-    let scale = model.x0.iter().fold(0.0f64, |m, c| m.max(c.abs()));
-    let ulp = scale * f64::from(f32::EPSILON);
-    if band < FRICTION_BAND_ULPS * ulp {
-        return Err(format!(
-            "contact.friction_eps_v × solver.dt = {band:.1e} m, the slip below which friction sticks, is only {:.1} f32 units in the last place of the positions (ulp {ulp:.1e} m at |x| = {scale:.3} m); the f32 GPU backend needs at least {FRICTION_BAND_ULPS} to resolve sticking: raise friction_eps_v or dt, or run on the CPU backend",
-            band / ulp
-        ));
-    }
-    Ok(())
 }
 
 /// ΔE of an energy_change reduction; `+∞` where the trial point is inadmissible.
@@ -959,11 +963,11 @@ impl Backend for GpuBackend {
     }
 
     fn positions(&mut self) -> Vec<f64> {
-        self.read_vector(bind::X)
+        self.read_vector(bind::X, 0)
     }
 
     fn velocities(&mut self) -> Vec<f64> {
-        self.read_vector(bind::V)
+        self.read_vector(bind::V, 0)
     }
 
     fn diagnostics(&mut self) -> Diagnostics {
