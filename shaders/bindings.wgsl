@@ -25,9 +25,10 @@
 // CG search direction
 @group(0) @binding(12) var<storage, read_write> d: array<real>;
 @group(0) @binding(13) var<storage, read_write> q: array<real>;
-@group(0) @binding(14) var<storage, read_write> inv_diag: array<real>;
-@group(0) @binding(15) var<storage, read_write> partials: array<Lanes>;
-@group(0) @binding(16) var<storage, read_write> cg: CgState;
-@group(0) @binding(17) var<storage, read_write> results: array<Lanes>;
-// the Newton matrix's node blocks, packed (see NodeBlock): dim − 1 vec4 per node
-@group(0) @binding(18) var<storage, read_write> node_block: array<vec4<real>>;
+@group(0) @binding(14) var<storage, read_write> partials: array<Lanes>;
+@group(0) @binding(15) var<storage, read_write> cg: CgState;
+@group(0) @binding(16) var<storage, read_write> results: array<Lanes>;
+// two sets of per-node symmetric blocks, packed (see NodeBlock; dim − 1 vec4 per
+// node): set 0 the Newton matrix's node blocks, set 1 the block-Jacobi
+// preconditioner (the inverse of each node's diagonal block of H)
+@group(0) @binding(17) var<storage, read_write> blocks: array<vec4<real>>;

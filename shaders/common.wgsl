@@ -87,6 +87,34 @@ fn sym_add(a: Sym, b: Sym) -> Sym {
     return Sym(a.diag + b.diag, a.off + b.off);
 }
 
+// The inverse of a symmetric positive definite block in `dim` (2 or 3) dimensions;
+// where it is (nearly) singular, det ≤ 1e-6 × the product of its diagonal (which
+// bounds det by Hadamard's inequality), the inverse of its diagonal (0 for a zero
+// entry). Twin of src/pcg.rs invert_block.
+fn sym_inverse(a: Sym, dim: u32) -> Sym {
+    let d = a.diag;
+    let o = a.off;
+    if (dim == 2u) {
+        let det = d.x * d.y - o.x * o.x;
+        if (det > 1e-6 * d.x * d.y) {
+            return Sym(vec3<real>(d.y, d.x, 0.0) / det, vec3<real>(-o.x / det, 0.0, 0.0));
+        }
+    } else {
+        // cofactors (the block is symmetric, so the adjugate is too)
+        let cxx = d.y * d.z - o.z * o.z;
+        let cyy = d.x * d.z - o.y * o.y;
+        let czz = d.x * d.y - o.x * o.x;
+        let cxy = o.y * o.z - o.x * d.z;
+        let cxz = o.x * o.z - o.y * d.y;
+        let cyz = o.x * o.y - d.x * o.z;
+        let det = d.x * cxx + o.x * cxy + o.y * cxz;
+        if (det > 1e-6 * d.x * d.y * d.z) {
+            return Sym(vec3<real>(cxx, cyy, czz) / det, vec3<real>(cxy, cxz, cyz) / det);
+        }
+    }
+    return Sym(select(vec3<real>(0.0), vec3<real>(1.0) / d, d > vec3<real>(0.0)), vec3<real>(0.0));
+}
+
 // One spring: end nodes, squared rest length (m²), stiffness (N/m).
 struct Spring {
     a: u32,

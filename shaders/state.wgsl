@@ -149,20 +149,6 @@ fn store_q(i: u32, val: vec3<real>) {
     if (P.dim == 3u) { q[b + 2u] = val.z; }
 }
 
-fn load_inv_diag(i: u32) -> vec3<real> {
-    let b = i * P.dim;
-    var o = vec3<real>(inv_diag[b], inv_diag[b + 1u], 0.0);
-    if (P.dim == 3u) { o.z = inv_diag[b + 2u]; }
-    return o;
-}
-
-fn store_inv_diag(i: u32, val: vec3<real>) {
-    let b = i * P.dim;
-    inv_diag[b] = val.x;
-    inv_diag[b + 1u] = val.y;
-    if (P.dim == 3u) { inv_diag[b + 2u] = val.z; }
-}
-
 fn wall_normal(w: u32) -> vec3<real> {
     return P.walls[2u * w].xyz;
 }
@@ -176,20 +162,26 @@ fn friction_mu(s: u32) -> real {
     return P.friction_mu[s / 4u][s % 4u];
 }
 
-fn load_node_block(i: u32) -> NodeBlock {
+// Block set 0: the Newton node blocks; set 1: the preconditioner's inverse blocks.
+const NEWTON_BLOCKS: u32 = 0u;
+const PRECONDITIONER_BLOCKS: u32 = 1u;
+
+fn load_block(which: u32, i: u32) -> NodeBlock {
+    let k = (which * P.n_nodes + i) * (P.dim - 1u);
     if (P.dim == 3u) {
-        return NodeBlock(node_block[2u * i], node_block[2u * i + 1u]);
+        return NodeBlock(blocks[k], blocks[k + 1u]);
     }
-    let b = node_block[i];
+    let b = blocks[k];
     return NodeBlock(vec4<real>(b.x, b.y, 0.0, b.w), vec4<real>(b.z, 0.0, 0.0, 0.0));
 }
 
-fn store_node_block(i: u32, b: NodeBlock) {
+fn store_block(which: u32, i: u32, b: NodeBlock) {
+    let k = (which * P.n_nodes + i) * (P.dim - 1u);
     if (P.dim == 3u) {
-        node_block[2u * i] = b.diag;
-        node_block[2u * i + 1u] = b.off;
+        blocks[k] = b.diag;
+        blocks[k + 1u] = b.off;
     } else {
-        node_block[i] = vec4<real>(b.diag.x, b.diag.y, b.off.x, b.diag.w);
+        blocks[k] = vec4<real>(b.diag.x, b.diag.y, b.off.x, b.diag.w);
     }
 }
 

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum LinearSolver {
-    /// Jacobi-preconditioned conjugate gradients, matrix-free (both backends).
+    /// Block-Jacobi-preconditioned conjugate gradients, matrix-free (both backends).
     #[default]
     Pcg,
     /// Sparse Cholesky factorisation of the assembled projected Hessian (`faer`),

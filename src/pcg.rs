@@ -13,7 +13,8 @@ pub trait LinearOperator {
     }
     /// `out = A u`.
     fn apply(&self, u: &[f64], out: &mut [f64]);
-    /// `z = P⁻¹ r` (the Jacobi preconditioner for the Newton systems).
+    /// `z = P⁻¹ r` (block-Jacobi for the Newton systems: each node's `dim × dim`
+    /// diagonal block of H inverted).
     fn precondition(&self, r: &[f64], z: &mut [f64]);
 }
 
@@ -99,5 +100,82 @@ pub fn pcg<A: LinearOperator + ?Sized>(
         iterations: max_iter,
         converged: false,
         relative_residual: rel,
+    }
+}
+
+/// Writes the inverse of the symmetric positive definite `dim × dim` block `b`
+/// (row-major, `dim` 1 to 3) into `out`; where `b` is (nearly) singular, det ≤ 1e-12
+/// × the product of its diagonal, the inverse of its diagonal (0 for a zero entry)
+/// instead, so the preconditioner stays defined.
+pub fn invert_block(dim: usize, b: &[f64], out: &mut [f64]) {
+    let det = match dim {
+        1 => b[0],
+        2 => b[0] * b[3] - b[1] * b[2],
+        _ => {
+            b[0] * (b[4] * b[8] - b[5] * b[7]) - b[1] * (b[3] * b[8] - b[5] * b[6])
+                + b[2] * (b[3] * b[7] - b[4] * b[6])
+        }
+    };
+    // Hadamard: det ≤ Π b_kk for a positive definite block; far below it, treat the
+    // block as singular (the GPU's f32 twin uses 1e-6).
+    let diag_product: f64 = (0..dim).map(|k| b[k * dim + k]).product();
+    let regular = det > 1e-12 * diag_product; // false for NaN too
+    if !regular {
+        out.iter_mut().for_each(|c| *c = 0.0);
+        for k in 0..dim {
+            let d = b[k * dim + k];
+            out[k * dim + k] = if d > 0.0 { 1.0 / d } else { 0.0 };
+        }
+        return;
+    }
+    match dim {
+        1 => out[0] = 1.0 / det,
+        2 => {
+            out[0] = b[3] / det;
+            out[1] = -b[1] / det;
+            out[2] = -b[2] / det;
+            out[3] = b[0] / det;
+        }
+        _ => {
+            let c = |r: usize, k: usize| b[r * 3 + k];
+            for r in 0..3 {
+                for k in 0..3 {
+                    // adjugate: cofactor of (k, r)
+                    let (r1, r2) = ((k + 1) % 3, (k + 2) % 3);
+                    let (k1, k2) = ((r + 1) % 3, (r + 2) % 3);
+                    out[r * 3 + k] = (c(r1, k1) * c(r2, k2) - c(r1, k2) * c(r2, k1)) / det;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::invert_block;
+
+    #[test]
+    fn block_inverses_times_their_blocks_are_the_identity() {
+        let blocks: [&[f64]; 3] = [
+            &[2.5],
+            &[4.0, 1.0, 1.0, 3.0],
+            &[4.0, 1.0, -0.5, 1.0, 3.0, 0.25, -0.5, 0.25, 2.0],
+        ];
+        for b in blocks {
+            let dim = (b.len() as f64).sqrt() as usize;
+            let mut inv = vec![0.0; b.len()];
+            invert_block(dim, b, &mut inv);
+            for r in 0..dim {
+                for k in 0..dim {
+                    let v: f64 = (0..dim).map(|j| b[r * dim + j] * inv[j * dim + k]).sum();
+                    let want = if r == k { 1.0 } else { 0.0 };
+                    assert!((v - want).abs() < 1e-12, "dim {dim}: ({r},{k}) = {v}");
+                }
+            }
+        }
+        // A singular block falls back to its inverse diagonal.
+        let mut inv = [0.0; 4];
+        invert_block(2, &[1.0, 1.0, 1.0, 1.0], &mut inv);
+        assert_eq!(inv, [1.0, 0.0, 0.0, 1.0]);
     }
 }

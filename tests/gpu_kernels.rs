@@ -93,12 +93,18 @@ fn check_all(n: usize, dim: usize, barrier: &str, opts: GpuOptions, friction: bo
         "{label}: gradient differs by {err} (scale {})",
         max_abs(&gc)
     );
-    let dc = p.cpu.inverse_diagonal();
-    let dg = p.gpu.inverse_diagonal();
-    for (i, (a, b)) in dc.iter().zip(&dg).enumerate() {
+    let dc = p.cpu.preconditioner_blocks();
+    let dg = p.gpu.preconditioner_blocks();
+    assert_eq!(dc.len(), n * dim * dim, "{label}: preconditioner size");
+    assert_eq!(dc.len(), dg.len(), "{label}: preconditioner sizes");
+    for (i, (a, b)) in dc.chunks(dim * dim).zip(dg.chunks(dim * dim)).enumerate() {
+        // Relative to the block (an off-diagonal entry may be a small difference), and
+        // looser than REL: inverting a block multiplies the f32 error by its condition
+        // number (up to ~4e4 here, with barrier and friction stiffness along one
+        // direction); the preconditioner only steers CG, it does not change the answer.
         assert!(
-            (a - b).abs() <= REL * a.abs() + 1e-12,
-            "{label}: inverse diagonal {i}: cpu {a} gpu {b}"
+            max_diff(a, b) <= 1e-3 * max_abs(a) + 1e-12,
+            "{label}: preconditioner block {i}: cpu {a:?} gpu {b:?}"
         );
     }
 

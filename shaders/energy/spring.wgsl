@@ -37,7 +37,7 @@ fn spring_hessian_apply(dv: vec3<real>, h: vec2<real>, u: vec3<real>) -> vec3<re
     return h.x * u + h.y * dot(dv, u) * dv;
 }
 
-// Diagonal of H_d.
-fn spring_hessian_diagonal(dv: vec3<real>, h: vec2<real>) -> vec3<real> {
-    return vec3<real>(h.x) + h.y * dv * dv;
+// H_d as a symmetric block.
+fn spring_hessian_block(dv: vec3<real>, h: vec2<real>) -> Sym {
+    return sym_add(Sym(vec3<real>(h.x), vec3<real>(0.0)), sym_outer(h.y, dv));
 }

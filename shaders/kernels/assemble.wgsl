@@ -3,7 +3,8 @@
 //   every wall and friction, and the node block m I + c h² (barrier + friction
 //   Hessians) that the mat-vec reuses for every CG iteration;
 // assemble: adds the springs gathered over the node → springs adjacency (no atomics)
-//   to r and forms the Jacobi preconditioner 1/diag(H).
+//   to r and forms the block-Jacobi preconditioner: each node's diagonal block of H
+//   (its Newton block plus its springs' blocks), inverted.
 // Fixed nodes get zero rows. Twin of CpuBackend::assemble.
 // #import state.wgsl
 // #import node_friction.wgsl
@@ -19,7 +20,7 @@ fn node_terms(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     let info = nodes[i];
     if (info.fixed != 0u) {
         store_r(i, vec3<real>(0.0));
-        store_node_block(i, NodeBlock(vec4<real>(0.0, 0.0, 0.0, 1.0), vec4<real>(0.0)));
+        store_block(NEWTON_BLOCKS, i, NodeBlock(vec4<real>(0.0, 0.0, 0.0, 1.0), vec4<real>(0.0)));
         return;
     }
     let xi = load_x(i);
@@ -42,27 +43,29 @@ fn node_terms(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
         }
     }
     store_r(i, -(info.mass * (dx - load_pred_offset(i)) + P.h2c * grad));
-    store_node_block(i, NodeBlock(vec4<real>(info.mass + P.h2c * h.diag, 0.0), vec4<real>(P.h2c * h.off, 0.0)));
+    store_block(NEWTON_BLOCKS, i, NodeBlock(vec4<real>(info.mass + P.h2c * h.diag, 0.0), vec4<real>(P.h2c * h.off, 0.0)));
 }
 
 @compute @workgroup_size(256)
 fn assemble(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = thread_index(wid, nwg, lid);
     if (i >= P.n_nodes) { return; }
-    let nb = load_node_block(i);
+    let nb = load_block(NEWTON_BLOCKS, i);
     if (nb.diag.w != 0.0) {
-        store_inv_diag(i, vec3<real>(0.0));
+        store_block(PRECONDITIONER_BLOCKS, i, NodeBlock(vec4<real>(0.0), vec4<real>(0.0)));
         return;
     }
     let xi = load_x(i);
     var grad = vec3<real>(0.0);
-    var diag = vec3<real>(0.0);
+    var springs_block = sym_zero();
     for (var e = adjacency[i]; e < adjacency[i + 1u]; e++) {
         let s = springs[adjacency[e]];
         let dv = xi - load_x(spring_other(s, i));
         grad += spring_gradient(dv, s.rest_length_sq, s.stiffness);
-        diag += spring_hessian_diagonal(dv, spring_hessian(dv, s.rest_length_sq, s.stiffness));
+        springs_block = sym_add(springs_block, spring_hessian_block(dv, spring_hessian(dv, s.rest_length_sq, s.stiffness)));
     }
     store_r(i, load_r(i) - P.h2c * grad);
-    store_inv_diag(i, vec3<real>(1.0) / (nb.diag.xyz + P.h2c * diag));
+    let diagonal_block = Sym(nb.diag.xyz + P.h2c * springs_block.diag, nb.off.xyz + P.h2c * springs_block.off);
+    let inv = sym_inverse(diagonal_block, P.dim);
+    store_block(PRECONDITIONER_BLOCKS, i, NodeBlock(vec4<real>(inv.diag, 0.0), vec4<real>(inv.off, 0.0)));
 }

@@ -1,4 +1,4 @@
-// Jacobi-preconditioned CG on the GPU, from p = 0, with its scalars in `cg`
+// Block-Jacobi-preconditioned CG on the GPU, from p = 0, with its scalars in `cg`
 // (no host round trip inside an iteration). One iteration is
 // newton_matvec → cg_alpha → cg_update → cg_beta → cg_direction. Once `cg.done`
 // is set, α = 0 and every further iteration leaves p unchanged, so the host may
@@ -14,7 +14,7 @@ fn cg_start(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     var mine = lanes_zero();
     if (i < P.n_nodes) {
         let ri = load_r(i);
-        let zi = load_inv_diag(i) * ri;
+        let zi = node_block_apply(load_block(PRECONDITIONER_BLOCKS, i), ri);
         store_p(i, vec3<real>(0.0));
         store_z(i, zi);
         store_d(i, zi);
@@ -71,7 +71,7 @@ fn cg_update(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
         store_p(i, load_p(i) + a * load_d(i));
         let ri = load_r(i) - a * load_q(i);
         store_r(i, ri);
-        let zi = load_inv_diag(i) * ri;
+        let zi = node_block_apply(load_block(PRECONDITIONER_BLOCKS, i), ri);
         store_z(i, zi);
         mine.s.x = dot(ri, zi);
         mine.s.y = dot(ri, ri);

@@ -7,7 +7,7 @@
 // #import energy/spring.wgsl
 
 fn apply_newton_matrix(i: u32) -> vec3<real> {
-    let nb = load_node_block(i);
+    let nb = load_block(NEWTON_BLOCKS, i);
     if (nb.diag.w != 0.0) { return vec3<real>(0.0); }
     let xi = load_x(i);
     let ui = load_d(i);

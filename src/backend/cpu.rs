@@ -25,7 +25,7 @@ use crate::integrator;
 use crate::model::Model;
 use crate::newton::{Direction, NewtonSystem};
 use crate::par;
-use crate::pcg::{pcg, LinearOperator, PcgResult, PcgWork};
+use crate::pcg::{invert_block, pcg, LinearOperator, PcgResult, PcgWork};
 use crate::wall::plane_ccd_bound;
 
 mod direct;
@@ -52,7 +52,8 @@ pub struct CpuBackend {
     spring_grad: Vec<f64>,
     spring_hess: Vec<f64>,
     node_hess: Vec<f64>,
-    inv_diag: Vec<f64>,
+    /// Block-Jacobi preconditioner: inverse diagonal blocks of H, `nodes × dim²`.
+    inv_block: Vec<f64>,
     work: PcgWork,
     current_energy: f64,
     last_pcg: Option<PcgResult>,
@@ -108,7 +109,7 @@ impl CpuBackend {
             spring_grad: vec![0.0; ns * dim],
             spring_hess: vec![0.0; ns * dim * dim],
             node_hess: vec![0.0; n * dim * dim],
-            inv_diag: vec![0.0; n * dim],
+            inv_block: vec![0.0; n * dim * dim],
             work: PcgWork::default(),
             current_energy: 0.0,
             last_pcg: None,
@@ -203,10 +204,11 @@ impl CpuBackend {
         self.rhs.iter().map(|r| -r).collect()
     }
 
-    /// The Jacobi preconditioner `1/diag(H)` at the current iterate (0 on fixed rows).
-    pub fn inverse_diagonal(&mut self) -> Vec<f64> {
+    /// The block-Jacobi preconditioner at the current iterate: per node the inverse of
+    /// H's `dim × dim` diagonal block, row-major, `nodes × dim²` (1/kg; 0 for fixed nodes).
+    pub fn preconditioner_blocks(&mut self) -> Vec<f64> {
         self.assemble();
-        self.inv_diag.clone()
+        self.inv_block.clone()
     }
 
     /// `H u` with the PSD-projected Hessian assembled at the current iterate.
@@ -283,7 +285,7 @@ impl CpuBackend {
         }
     }
 
-    /// Computes `rhs = −∇E`, the spring and node Hessian blocks and the Jacobi
+    /// Computes `rhs = −∇E`, the spring and node Hessian blocks and the block-Jacobi
     /// preconditioner at the current iterate. Fixed nodes get zero rows.
     fn assemble(&mut self) {
         self.spring_pass(true);
@@ -328,25 +330,30 @@ impl CpuBackend {
         }
         self.rhs = rhs;
         self.node_hess = node_hess;
-        let mut inv_diag = std::mem::take(&mut self.inv_diag);
+        let mut inv_block = std::mem::take(&mut self.inv_block);
         {
             let this = &*self;
-            par::for_each_piece(&mut inv_diag, dim, |i, out| {
+            let dd = dim * dim;
+            par::for_each_piece(&mut inv_block, dd, |i, out| {
+                out.iter_mut().for_each(|c| *c = 0.0);
                 if this.model.fixed[i] {
-                    out.iter_mut().for_each(|c| *c = 0.0);
                     return;
                 }
-                for k in 0..dim {
-                    let mut diag = this.node_hess[i * dim * dim + k * dim + k];
-                    for e in this.adj_offsets[i]..this.adj_offsets[i + 1] {
-                        let s = this.adj_springs[e as usize] as usize;
-                        diag += this.spring_hess[s * dim * dim + k * dim + k];
+                let mut b = [0.0; MAX_DIM * MAX_DIM];
+                b[..dd].copy_from_slice(&this.node_hess[i * dd..(i + 1) * dd]);
+                for e in this.adj_offsets[i]..this.adj_offsets[i + 1] {
+                    let s = this.adj_springs[e as usize] as usize;
+                    for (bk, sk) in b[..dd]
+                        .iter_mut()
+                        .zip(&this.spring_hess[s * dd..(s + 1) * dd])
+                    {
+                        *bk += sk;
                     }
-                    out[k] = if diag > 0.0 { 1.0 / diag } else { 0.0 };
                 }
+                invert_block(dim, &b[..dd], out);
             });
         }
-        self.inv_diag = inv_diag;
+        self.inv_block = inv_block;
     }
 
     /// Calls `f(μ, λ, n, x_i − xⁿ_i)` for every wall node `i` has lagged friction with.
@@ -459,7 +466,7 @@ impl CpuBackend {
             adj_springs: &self.adj_springs,
             spring_hess: &self.spring_hess,
             node_hess: &self.node_hess,
-            inv_diag: &self.inv_diag,
+            inv_block: &self.inv_block,
         }
     }
 }
@@ -480,12 +487,12 @@ struct NewtonMatrix<'a> {
     adj_springs: &'a [u32],
     spring_hess: &'a [f64],
     node_hess: &'a [f64],
-    inv_diag: &'a [f64],
+    inv_block: &'a [f64],
 }
 
 impl LinearOperator for NewtonMatrix<'_> {
     fn len(&self) -> usize {
-        self.inv_diag.len()
+        self.model.num_nodes() * self.model.dim
     }
 
     fn apply(&self, u: &[f64], out: &mut [f64]) {
@@ -520,8 +527,15 @@ impl LinearOperator for NewtonMatrix<'_> {
     }
 
     fn precondition(&self, r: &[f64], z: &mut [f64]) {
-        let inv = self.inv_diag;
-        par::for_each_piece(z, 1, |i, zi| zi[0] = inv[i] * r[i]);
+        let dim = self.model.dim;
+        let dd = dim * dim;
+        par::for_each_piece(z, dim, |i, zi| {
+            let b = &self.inv_block[i * dd..(i + 1) * dd];
+            let ri = &r[i * dim..(i + 1) * dim];
+            for (k, zk) in zi.iter_mut().enumerate() {
+                *zk = (0..dim).map(|c| b[k * dim + c] * ri[c]).sum();
+            }
+        });
     }
 }
 

@@ -35,12 +35,11 @@ mod bind {
     pub const Z: usize = 11;
     pub const D: usize = 12;
     pub const Q: usize = 13;
-    pub const INV_DIAG: usize = 14;
-    pub const PARTIALS: usize = 15;
-    pub const CG: usize = 16;
-    pub const RESULTS: usize = 17;
-    pub const NODE_BLOCK: usize = 18;
-    pub const COUNT: usize = 19;
+    pub const PARTIALS: usize = 14;
+    pub const CG: usize = 15;
+    pub const RESULTS: usize = 16;
+    pub const BLOCKS: usize = 17;
+    pub const COUNT: usize = 18;
     pub const NAMES: [&str; COUNT] = [
         "params",
         "nodes",
@@ -56,11 +55,10 @@ mod bind {
         "z",
         "d",
         "q",
-        "inv_diag",
         "partials",
         "cg",
         "results",
-        "node_block",
+        "blocks",
     ];
 }
 
@@ -182,7 +180,7 @@ impl GpuBackend {
             (vec_bytes, "node vectors"),
             (3 * vec_bytes, "step anchors"),
             (friction_bytes, "friction contacts"),
-            ((n * node_block_bytes(dim)) as u64, "node blocks"),
+            ((2 * n * node_block_bytes(dim)) as u64, "node blocks"),
             ((ns * 16) as u64, "springs"),
             (((n + 1 + 2 * ns) * 4) as u64, "adjacency"),
             (partial_count * 32, "partials"),
@@ -326,7 +324,8 @@ impl GpuBackend {
                     storage,
                 ),
                 bind::FRICTION => zeroed(name, friction_bytes),
-                bind::NODE_BLOCK => zeroed(name, (n * node_block_bytes(dim)) as u64),
+                // the Newton node blocks, then the preconditioner's inverse blocks
+                bind::BLOCKS => zeroed(name, (2 * n * node_block_bytes(dim)) as u64),
                 bind::V => init(name, bytemuck::cast_slice(&f32s(&v0)), storage),
                 bind::ACC => init(name, bytemuck::cast_slice(&f32s(&a0)), storage),
                 bind::PARTIALS => zeroed(name, partial_count * 32),
@@ -657,17 +656,7 @@ impl GpuBackend {
             return vec![];
         }
         let size = self.buffers[bind::FRICTION].size();
-        let stage = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("friction staging"),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut enc = self.encoder();
-        enc.copy_buffer_to_buffer(&self.buffers[bind::FRICTION], 0, &stage, 0, size);
-        self.submit(enc);
-        let bytes = map_and_read(&self.ctx.device, &stage, size);
-        self.traffic.readbacks += 1;
+        let bytes = self.read_raw(bind::FRICTION, 0, size);
         bytemuck::cast_slice::<u8, [f32; 4]>(&bytes)
             .iter()
             .map(|f| f[3] as f64)
@@ -704,12 +693,51 @@ impl GpuBackend {
         self.read_vector(bind::R, 0).iter().map(|r| -r).collect()
     }
 
-    /// The Jacobi preconditioner 1/diag(H) at the current iterate.
-    pub fn inverse_diagonal(&mut self) -> Vec<f64> {
+    /// `size` bytes of buffer `b` from `offset`, through a staging buffer of their own
+    /// (for the test accessors; the stepping path reads through fixed staging buffers).
+    fn read_raw(&mut self, b: usize, offset: u64, size: u64) -> Vec<u8> {
+        let stage = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("test staging"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = self.encoder();
+        enc.copy_buffer_to_buffer(&self.buffers[b], offset, &stage, 0, size);
+        self.submit(enc);
+        let bytes = map_and_read(&self.ctx.device, &stage, size);
+        self.traffic.readbacks += 1;
+        bytes
+    }
+
+    /// The block-Jacobi preconditioner at the current iterate: per node the inverse of
+    /// H's `dim × dim` diagonal block, row-major, `nodes × dim²` (1/kg; 0 for fixed
+    /// nodes). Twin of `CpuBackend::preconditioner_blocks`.
+    pub fn preconditioner_blocks(&mut self) -> Vec<f64> {
         let mut enc = self.encoder();
         self.record(&mut enc, &ASSEMBLE);
         self.submit(enc);
-        self.read_vector(bind::INV_DIAG, 0)
+        let (n, dim) = (self.model.num_nodes(), self.model.dim);
+        let set = (n * node_block_bytes(dim)) as u64;
+        if set == 0 {
+            return vec![];
+        }
+        let bytes = self.read_raw(bind::BLOCKS, set, set);
+        let v: Vec<f64> = bytemuck::cast_slice::<u8, f32>(&bytes)
+            .iter()
+            .map(|c| *c as f64)
+            .collect();
+        let mut out = Vec::with_capacity(n * dim * dim);
+        for b in v.chunks(4 * (dim - 1)) {
+            if dim == 2 {
+                // (xx, yy, xy, 0)
+                out.extend_from_slice(&[b[0], b[2], b[2], b[1]]);
+            } else {
+                // (xx, yy, zz, 0), (xy, xz, yz, 0)
+                out.extend_from_slice(&[b[0], b[4], b[5], b[4], b[1], b[6], b[5], b[6], b[2]]);
+            }
+        }
+        out
     }
 
     /// `H u` with the projected Newton matrix at the current iterate, and `uᵀ H u`

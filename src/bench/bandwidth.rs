@@ -11,7 +11,8 @@ use crate::gpu::layout::{node_block_bytes, GpuSpring};
 /// - `newton_matvec`: reads the node's Newton block (16 bytes in 2D, 32 in 3D), `x`
 ///   and `d` (d floats each), the two adjacency offsets and 2S/N entries per node,
 ///   every spring record twice (once from each end); writes `q`;
-/// - `cg_update`: reads `p, d, r, q, inv_diag`, writes `p, r, z`;
+/// - `cg_update`: reads `p, d, r, q` and the node's preconditioner block (as large
+///   as its Newton block), writes `p, r, z`;
 /// - `cg_direction`: reads `z, d`, writes `d`.
 ///
 /// The one-workgroup scalar kernels and the partial sums are a few kilobytes and left out.
@@ -20,7 +21,7 @@ pub fn cg_iteration_bytes(nodes: usize, springs: usize, dim: usize) -> u64 {
     let node = node_block_bytes(dim);
     let spring = std::mem::size_of::<GpuSpring>();
     let matvec = nodes * (node + 3 * f + 4) + springs * (2 * 4 + 2 * spring);
-    let update = nodes * 8 * f;
+    let update = nodes * (7 * f + node);
     let direction = nodes * 3 * f;
     (matvec + update + direction) as u64
 }

@@ -19,7 +19,7 @@ use std::time::Instant;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BenchBackend {
-    /// The f64 CPU backend with matrix-free Jacobi PCG.
+    /// The f64 CPU backend with matrix-free block-Jacobi PCG.
     Cpu,
     /// The f64 CPU backend with the sparse Cholesky direct solver.
     Direct,
