@@ -11,6 +11,17 @@ fn springsim(args: &[&str]) -> Output {
         .expect("the binary runs")
 }
 
+/// Runs the binary and asserts that it succeeded (its stderr is the message).
+fn springsim_ok(args: &[&str]) -> Output {
+    let out = springsim(args);
+    assert!(
+        out.status.success(),
+        "springsim {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 fn temp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("springsim_{name}_{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -96,7 +107,7 @@ fn restitution_rejects_bad_arguments_by_name() {
 #[test]
 fn plot_turns_steps_csv_into_pngs() {
     let dir = temp("plot");
-    let run = springsim(&[
+    springsim_ok(&[
         "run",
         "ball_bounce",
         "--steps",
@@ -105,11 +116,6 @@ fn plot_turns_steps_csv_into_pngs() {
         "--out",
         dir.to_str().unwrap(),
     ]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
     for f in [
         "gap",
         "velocity",
@@ -119,12 +125,7 @@ fn plot_turns_steps_csv_into_pngs() {
     ] {
         assert!(png_info(&dir.join(format!("{f}.png"))).2 > 10, "{f}.png");
     }
-    let out = springsim(&["plot", dir.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    springsim_ok(&["plot", dir.to_str().unwrap()]);
     for f in ["energies", "iterations", "cg_iterations", "min_distance"] {
         let (w, _, colours) = png_info(&dir.join(format!("{f}.png")));
         assert_eq!(w, 960);
@@ -155,8 +156,8 @@ fn plot_turns_steps_csv_into_pngs() {
 
 #[test]
 fn plot_draws_friction_contacts_and_dissipation_for_a_friction_run() {
-    let dir = std::env::temp_dir().join(format!("springsim_plot_friction_{}", std::process::id()));
-    let run = springsim(&[
+    let dir = temp("plot_friction");
+    springsim_ok(&[
         "run",
         "square_on_slope",
         "--backend",
@@ -167,17 +168,7 @@ fn plot_draws_friction_contacts_and_dissipation_for_a_friction_run() {
         "--out",
         dir.to_str().unwrap(),
     ]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let out = springsim(&["plot", dir.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    springsim_ok(&["plot", dir.to_str().unwrap()]);
     for f in ["friction_contacts", "friction_dissipation"] {
         let (w, _, colours) = png_info(&dir.join(format!("{f}.png")));
         assert_eq!(w, 960);
@@ -185,7 +176,7 @@ fn plot_draws_friction_contacts_and_dissipation_for_a_friction_run() {
     }
     // A run without friction draws no friction plots.
     let plain = dir.join("plain");
-    let run = springsim(&[
+    springsim_ok(&[
         "run",
         "square_drop",
         "--backend",
@@ -196,10 +187,7 @@ fn plot_draws_friction_contacts_and_dissipation_for_a_friction_run() {
         "--out",
         plain.to_str().unwrap(),
     ]);
-    assert!(run.status.success());
-    assert!(springsim(&["plot", plain.to_str().unwrap()])
-        .status
-        .success());
+    springsim_ok(&["plot", plain.to_str().unwrap()]);
     assert!(!plain.join("friction_contacts.png").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
