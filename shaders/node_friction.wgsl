@@ -35,24 +35,13 @@ fn node_friction_change(i: u32, dx: vec3<real>, delta: vec3<real>) -> real {
     return e;
 }
 
-// Σ ∂D/∂x (N).
-fn node_friction_gradient(i: u32, dx: vec3<real>) -> vec3<real> {
-    var g = vec3<real>(0.0);
+// Σ ∂D/∂x (N) and Σ of the PSD friction Hessians (N/m), in one pass over the contacts.
+fn node_friction_terms(i: u32, dx: vec3<real>) -> FrictionTerms {
+    var t = friction_terms_zero();
     for (var s = 0u; s < P.friction_slots; s++) {
         let f = load_friction(i, s);
         let ml = friction_weight(s, f);
-        if (ml > 0.0) { g += friction_gradient(ml, P.friction_eps, f.xyz, dx); }
+        if (ml > 0.0) { t = friction_terms_add(t, friction_terms(ml, P.friction_eps, f.xyz, dx)); }
     }
-    return g;
-}
-
-// Σ of the PSD friction Hessians (N/m).
-fn node_friction_hessian(i: u32, dx: vec3<real>) -> Sym {
-    var h = sym_zero();
-    for (var s = 0u; s < P.friction_slots; s++) {
-        let f = load_friction(i, s);
-        let ml = friction_weight(s, f);
-        if (ml > 0.0) { h = sym_add(h, friction_hessian(ml, P.friction_eps, f.xyz, dx)); }
-    }
-    return h;
+    return t;
 }

@@ -35,15 +35,24 @@ fn friction_value_change(ml: real, eps: real, n: vec3<real>, dx: vec3<real>, del
     return ml * (friction_f0(length(u1), eps) - friction_f0(length(u), eps));
 }
 
-// ∂D/∂x = μ λ (f1(y)/y) u (N).
-fn friction_gradient(ml: real, eps: real, n: vec3<real>, dx: vec3<real>) -> vec3<real> {
-    let u = friction_slip(n, dx);
-    return ml * friction_f1_over_y(length(u), eps) * u;
+// The gradient and PSD Hessian of D, from one evaluation of the slip.
+struct FrictionTerms {
+    // ∂D/∂x = μ λ (f1(y)/y) u (N)
+    grad: vec3<real>,
+    // μ λ [(f1/y) T + (f1′ − f1/y) û ûᵀ] (N/m)
+    hess: Sym,
 }
 
-// The PSD Hessian μ λ [(f1/y) T + (f1′ − f1/y) û ûᵀ] (N/m); f1′ − f1/y is −y/ε² below
-// ε and −1/y above.
-fn friction_hessian(ml: real, eps: real, n: vec3<real>, dx: vec3<real>) -> Sym {
+fn friction_terms_zero() -> FrictionTerms {
+    return FrictionTerms(vec3<real>(0.0), sym_zero());
+}
+
+fn friction_terms_add(a: FrictionTerms, b: FrictionTerms) -> FrictionTerms {
+    return FrictionTerms(a.grad + b.grad, sym_add(a.hess, b.hess));
+}
+
+// f1′ − f1/y is −y/ε² below ε and −1/y above.
+fn friction_terms(ml: real, eps: real, n: vec3<real>, dx: vec3<real>) -> FrictionTerms {
     let u = friction_slip(n, dx);
     let y = length(u);
     let a = ml * friction_f1_over_y(y, eps);
@@ -53,5 +62,5 @@ fn friction_hessian(ml: real, eps: real, n: vec3<real>, dx: vec3<real>) -> Sym {
         if (y < eps) { b = -y / (eps * eps); }
         h = sym_add(h, sym_outer(ml * b, u / y));
     }
-    return h;
+    return FrictionTerms(a * u, h);
 }

@@ -25,8 +25,9 @@ fn node_terms(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     }
     let xi = load_x(i);
     let dx = load_dx(i);
-    var grad = -info.mass * P.gravity.xyz + node_friction_gradient(i, dx);
-    var h = node_friction_hessian(i, dx);
+    let fr = node_friction_terms(i, dx);
+    var grad = -info.mass * P.gravity.xyz + fr.grad;
+    var h = fr.hess;
     for (var w = 0u; w < P.n_walls; w++) {
         let n = wall_normal(w);
         let dist = plane_distance(n, wall_origin(w), xi);

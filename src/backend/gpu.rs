@@ -569,13 +569,7 @@ impl GpuBackend {
             return (self.energy_lanes(), Lanes::default());
         }
         let mut enc = self.encoder();
-        self.record(
-            &mut enc,
-            &[
-                ("energy_total", Span::Elements),
-                ("reduce_elements", Span::Single),
-            ],
-        );
+        self.record(&mut enc, &ENERGY_TOTAL);
         enc.copy_buffer_to_buffer(&self.buffers[bind::RESULTS], 0, &self.staging, 0, 32);
         self.record(
             &mut enc,
@@ -595,13 +589,7 @@ impl GpuBackend {
 
     fn energy_lanes(&mut self) -> Lanes {
         let mut enc = self.encoder();
-        self.record(
-            &mut enc,
-            &[
-                ("energy_total", Span::Elements),
-                ("reduce_elements", Span::Single),
-            ],
-        );
+        self.record(&mut enc, &ENERGY_TOTAL);
         self.finish_reduction(enc)
     }
 
@@ -834,7 +822,14 @@ enum Staging {
     Vector,
 }
 
-/// The Newton system at the current iterate: r = −∇E, the node blocks, 1/diag(H).
+/// E and the diagnostics at the current iterate, reduced into results[0].
+const ENERGY_TOTAL: [(&str, Span); 2] = [
+    ("energy_total", Span::Elements),
+    ("reduce_elements", Span::Single),
+];
+
+/// The Newton system at the current iterate: r = −∇E, the node blocks and the
+/// block-Jacobi preconditioner.
 const ASSEMBLE: [(&str, Span); 2] = [("node_terms", Span::Nodes), ("assemble", Span::Nodes)];
 
 const CG_ITERATION: [(&str, Span); 5] = [
@@ -857,11 +852,10 @@ impl NewtonSystem for GpuBackend {
 
     fn compute_direction(&mut self) -> Direction {
         let mut enc = self.encoder();
+        self.record(&mut enc, &ASSEMBLE);
         self.record(
             &mut enc,
             &[
-                ("node_terms", Span::Nodes),
-                ("assemble", Span::Nodes),
                 ("cg_start", Span::Nodes),
                 ("cg_start_scalars", Span::Single),
             ],
