@@ -169,17 +169,34 @@ fn thrown_block_stops_after_v0_squared_over_two_mu_g_on_the_gpu() {
     thrown(On::Gpu);
 }
 
-fn thrown(on: On) {
-    let (mu, v0) = (0.3, 2.0);
-    let Some(mut s) = sim(&block(0.0, mu, v0, on), on) else {
-        return;
-    };
-    // The block lands within a few steps; distances count from the first step whose
-    // start has friction contacts (λ lagged from it), at the speed it then has.
+/// A thrown block stepped with `updates` extra lagging updates per step.
+struct Throw {
+    /// The first step whose start had friction contacts (λ lagged from it), with the
+    /// block's centre (m) and speed (m/s) at that start.
+    engaged: (usize, f64, f64),
+    /// The step after which the block's speed was below ε_v.
+    stopped: Option<usize>,
+    /// Friction dissipation summed over the steps (J).
+    dissipated: f64,
+    /// Each step's largest change of λ at its last lagging update (N).
+    changes: Vec<f64>,
+    /// Re-solves after lagging updates, over all steps.
+    resolved: usize,
+    /// Distance slid from where friction engaged to the end (m).
+    dist: f64,
+}
+
+/// Throws the block at `v0` on flat ground with friction `mu` for `steps` steps,
+/// checking every step: no node at or behind the wall, and within each solve of the
+/// step accepted iterates never raise its potential. `None` without a GPU (outside CI).
+fn throw(on: On, mu: f64, v0: f64, updates: u32, steps: usize) -> Option<Throw> {
+    let mut scene = block(0.0, mu, v0, on);
+    scene.model.solver.friction_updates = updates;
+    let mut s = sim(&scene, on)?;
     let mut engaged = None;
     let mut stopped = None;
-    let mut dissipated = 0.0;
-    for k in 0..200 {
+    let (mut dissipated, mut changes, mut resolved) = (0.0, vec![], 0);
+    for k in 0..steps {
         let x = centre(&s.backend().positions());
         let v = centre(&s.backend().velocities());
         let r = s.step().unwrap();
@@ -188,21 +205,42 @@ fn thrown(on: On) {
             engaged = Some((k, x, v));
         }
         dissipated += r.friction_dissipation;
+        changes.push(r.friction_lambda_change);
         if stopped.is_none() && centre(&s.backend().velocities()).abs() < EPS_V {
             stopped = Some(k + 1);
         }
+        resolved += s.last_newton.solve_starts.len() - 1;
+        common::assert_energy_never_rises(&s.last_newton, &format!("{on:?} step {k}"));
     }
-    let (k0, x0, v0) = engaged.expect("the block lands");
+    let engaged = engaged.expect("the block lands");
+    let dist = centre(&s.backend().positions()) - engaged.1;
+    Some(Throw {
+        engaged,
+        stopped,
+        dissipated,
+        changes,
+        resolved,
+        dist,
+    })
+}
+
+fn thrown(on: On) {
+    let mu = 0.3;
+    let Some(t) = throw(on, mu, 2.0, 0, 200) else {
+        return;
+    };
+    let (k0, _, v0) = t.engaged;
     assert!(k0 < 10, "lands at step {k0}");
-    let dist = centre(&s.backend().positions()) - x0;
+    let (dist, dissipated) = (t.dist, t.dissipated);
     let expect = v0 * v0 / (2.0 * mu * G);
     let mass: f64 = s_mass(mu, 2.0);
     eprintln!(
-        "{on:?} thrown: stops after {dist:.4} m (step {stopped:?}), expected v0²/(2 μ g) = {expect:.4} m; \
+        "{on:?} thrown: stops after {dist:.4} m (step {:?}), expected v0²/(2 μ g) = {expect:.4} m; \
          dissipation {dissipated:.2} J vs ½ m v0² = {:.2} J",
+        t.stopped,
         0.5 * mass * v0 * v0
     );
-    assert!(stopped.is_some());
+    assert!(t.stopped.is_some());
     assert!((dist - expect).abs() < 0.02 * expect, "{dist} vs {expect}");
     assert!((dissipated - 0.5 * mass * v0 * v0).abs() < 0.05 * 0.5 * mass * v0 * v0);
 }
@@ -269,44 +307,23 @@ fn lagging_updates_report_the_change_in_lambda_and_keep_the_stopping_distance_on
 }
 
 /// Two extra lagging updates per step: λ changes are reported, every solve's
-/// accepted iterates never raise its potential, the stopping distance holds.
+/// accepted iterates never raise its potential (checked in `throw`), the stopping
+/// distance holds.
 fn lagging_updates(on: On) {
-    let (mu, v0) = (0.3, 2.0);
-    let mut scene = block(0.0, mu, v0, on);
-    scene.model.solver.friction_updates = 2;
-    let Some(mut s) = sim(&scene, on) else {
+    let mu = 0.3;
+    let Some(t) = throw(on, mu, 2.0, 2, 150) else {
         return;
     };
-    let mut engaged = None;
-    let mut changes = vec![];
-    let mut resolved = 0;
-    for k in 0..150 {
-        let x = centre(&s.backend().positions());
-        let v = centre(&s.backend().velocities());
-        let r = s.step().unwrap();
-        assert!(r.min_wall_distance > 0.0);
-        if engaged.is_none() && r.sticking + r.sliding > 0 {
-            engaged = Some((k, x, v));
-        }
-        changes.push(r.friction_lambda_change);
-        let solves = s.last_newton.solves();
-        resolved += solves.len() - 1;
-        for run in solves {
-            for w in run.windows(2) {
-                assert!(w[1] <= w[0], "{on:?} step {k}: E rose {} -> {}", w[0], w[1]);
-            }
-        }
-    }
-    let (_, x0, v0) = engaged.expect("the block lands");
-    let dist = centre(&s.backend().positions()) - x0;
+    let (_, _, v0) = t.engaged;
+    let dist = t.dist;
     let expect = v0 * v0 / (2.0 * mu * G);
-    let largest = changes.iter().cloned().fold(0.0, f64::max);
+    let largest = t.changes.iter().cloned().fold(0.0, f64::max);
     eprintln!(
-        "{on:?} lagged x3: stops after {dist:.4} m, expected {expect:.4} m; largest Δλ {largest:.3e} N, last {:.3e} N; {resolved} re-solves",
-        changes[149]
+        "{on:?} lagged x3: stops after {dist:.4} m, expected {expect:.4} m; largest Δλ {largest:.3e} N, last {:.3e} N; {} re-solves",
+        t.changes[149], t.resolved
     );
     assert!(largest > 0.0);
-    assert!(resolved > 0);
+    assert!(t.resolved > 0);
     assert!((dist - expect).abs() < 0.02 * expect, "{dist} vs {expect}");
 }
 

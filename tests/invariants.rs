@@ -17,21 +17,10 @@ fn run_checked(scene: &Scene, steps: u64) -> (Vec<StepRecord>, Vec<f64>) {
     let mut records = Vec::new();
     for _ in 0..steps {
         let rec = sim.step().unwrap_or_else(|e| panic!("{}: {e}", scene.name));
-        for w in sim
-            .last_newton
-            .solves()
-            .iter()
-            .flat_map(|run| run.windows(2))
-        {
-            assert!(
-                w[1] <= w[0],
-                "{} step {}: accepted iterate raised E from {} to {}",
-                scene.name,
-                rec.step,
-                w[0],
-                w[1]
-            );
-        }
+        common::assert_energy_never_rises(
+            &sim.last_newton,
+            &format!("{} step {}", scene.name, rec.step),
+        );
         let x = sim.backend().positions();
         assert!(
             x.iter().all(|v| v.is_finite()),

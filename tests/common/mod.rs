@@ -225,6 +225,21 @@ pub fn shared_state(x0: &[f64], rng: &mut Rng) -> (Vec<f64>, Vec<f64>) {
     (x, xp)
 }
 
+/// Asserts that within each solve of a step (the first, and one per friction lagging
+/// update) no accepted Newton iterate raised the incremental potential.
+pub fn assert_energy_never_rises(stats: &springsim::newton::NewtonStats, label: &str) {
+    for run in stats.solves() {
+        for w in run.windows(2) {
+            assert!(
+                w[1] <= w[0],
+                "{label}: accepted iterate raised E from {} to {}",
+                w[0],
+                w[1]
+            );
+        }
+    }
+}
+
 /// Steps `scene` on the CPU and GPU backends side by side for `steps` steps, checking
 /// on the GPU after every step: no NaN, accepted Newton iterates never raise E, every
 /// node strictly inside every plane and implicit wall. Returns the largest distance
@@ -247,19 +262,7 @@ pub fn gpu_follows_cpu(name: &str, scene: Scene, steps: u64) -> Option<f64> {
         let rec = gpu
             .step()
             .unwrap_or_else(|e| panic!("{name} GPU step {step}: {e}"));
-        for w in gpu
-            .last_newton
-            .solves()
-            .iter()
-            .flat_map(|run| run.windows(2))
-        {
-            assert!(
-                w[1] <= w[0],
-                "{name} step {step}: accepted iterate raised E {} -> {}",
-                w[0],
-                w[1]
-            );
-        }
+        assert_energy_never_rises(&gpu.last_newton, &format!("{name} step {step}"));
         let xg = gpu.backend().positions();
         assert!(xg.iter().all(|c| c.is_finite()), "{name} step {step}: NaN");
         for (i, p) in xg.chunks(model.dim).enumerate() {
