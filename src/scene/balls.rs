@@ -34,18 +34,21 @@ impl Builder<'_> {
         let p = |f: &str| format!("bodies.{bi}.{f}");
         let sec = format!("bodies.{bi}");
         let by = "random particles (count)";
-        for (key, given) in [
-            ("size", b.size.is_some()),
-            ("cells", b.cells.is_some()),
-            ("density", b.density.is_some()),
-            ("spring_stiffness", b.spring_stiffness.is_some()),
-            ("velocity", b.velocity.is_some()),
-            ("fixed", !b.fixed.is_empty()),
-        ] {
-            if given {
-                return Err(self.err(&p(key), "random particles take mass, radius, count, seed, center, spread and speed, not this key"));
-            }
-        }
+        self.reject_given(
+            &sec,
+            &[
+                ("size", b.size.is_some()),
+                ("cells", b.cells.is_some()),
+                ("density", b.density.is_some()),
+                ("spring_stiffness", b.spring_stiffness.is_some()),
+                ("velocity", b.velocity.is_some()),
+                ("fixed", !b.fixed.is_empty()),
+            ],
+            |_| {
+                "random particles take mass, radius, count, seed, center, spread and speed, not this key"
+                    .into()
+            },
+        )?;
         let count = self.required(&sec, "count", b.count, by)?;
         if count == 0 || count > 1_000_000 {
             return Err(self.err(
@@ -55,10 +58,7 @@ impl Builder<'_> {
         }
         let seed = self.required(&sec, "seed", b.seed, by)?;
         let mass = self.positive(&p("mass"), self.required(&sec, "mass", b.mass, by)?)?;
-        let center = match &b.center {
-            Some(c) => self.vector(&p("center"), c, dim)?,
-            None => vec![0.0; dim],
-        };
+        let center = self.vector_or_zero(&p("center"), b.center.as_ref(), dim)?;
         let spread = self.vector(
             &p("spread"),
             self.required(&sec, "spread", b.spread.as_ref(), by)?,

@@ -201,6 +201,33 @@ impl Builder<'_> {
         Ok(v.to_vec())
     }
 
+    /// The vector at `path` checked by [`Self::vector`], or zeros where it is absent.
+    fn vector_or_zero(
+        &self,
+        path: &str,
+        v: Option<&Vec<f64>>,
+        len: usize,
+    ) -> Result<Vec<f64>, SceneError> {
+        match v {
+            Some(v) => self.vector(path, v, len),
+            None => Ok(vec![0.0; len]),
+        }
+    }
+
+    /// Rejects the first key of `keys` (name, whether the file gives it) that is
+    /// given, at `{section}.{name}`, with the reason `why(name)`.
+    fn reject_given(
+        &self,
+        section: &str,
+        keys: &[(&str, bool)],
+        why: impl Fn(&str) -> String,
+    ) -> Result<(), SceneError> {
+        match keys.iter().find(|(_, given)| *given) {
+            Some((key, _)) => Err(self.err(&format!("{section}.{key}"), why(key))),
+            None => Ok(()),
+        }
+    }
+
     /// `contact.friction_eps_v` (m/s), positive; rejected with the nonsmooth model.
     fn friction_params(
         &self,
@@ -419,21 +446,18 @@ impl Builder<'_> {
         };
         let what = format!("{:?} bodies", b.generator).to_lowercase();
         let body = format!("bodies.{bi}");
-        for (key, given) in [
-            ("mass", b.mass.is_some()),
-            ("radius", b.radius.is_some()),
-            ("count", b.count.is_some()),
-            ("seed", b.seed.is_some()),
-            ("spread", b.spread.is_some()),
-            ("speed", b.speed.is_some()),
-        ] {
-            if given {
-                return Err(self.err(
-                    &p(key),
-                    format!("only particle bodies take a {key}; {what} take a density"),
-                ));
-            }
-        }
+        self.reject_given(
+            &body,
+            &[
+                ("mass", b.mass.is_some()),
+                ("radius", b.radius.is_some()),
+                ("count", b.count.is_some()),
+                ("seed", b.seed.is_some()),
+                ("spread", b.spread.is_some()),
+                ("speed", b.speed.is_some()),
+            ],
+            |key| format!("only particle bodies take a {key}; {what} take a density"),
+        )?;
         let b_size = self.required(&body, "size", b.size.as_ref(), &what)?;
         let b_cells = self.required(&body, "cells", b.cells.as_ref(), &what)?;
         if gen_dim != dim {
@@ -466,10 +490,7 @@ impl Builder<'_> {
             }
             cells[k] = *c as usize;
         }
-        let center = match &b.center {
-            Some(c) => self.vector(&p("center"), c, dim)?,
-            None => vec![0.0; dim],
-        };
+        let center = self.vector_or_zero(&p("center"), b.center.as_ref(), dim)?;
         let density = self.positive(
             &p("density"),
             self.required(&body, "density", b.density, &what)?,
@@ -492,10 +513,7 @@ impl Builder<'_> {
                 ))
             }
         };
-        let velocity = match &b.velocity {
-            Some(v) => self.vector(&p("velocity"), v, dim)?,
-            None => vec![0.0; dim],
-        };
+        let velocity = self.vector_or_zero(&p("velocity"), b.velocity.as_ref(), dim)?;
         let nodes_est: u128 = b_cells.iter().map(|c| *c as u128 + 1).product();
         if nodes_est > 1 << 28 {
             return Err(self.err(

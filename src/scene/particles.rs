@@ -40,18 +40,15 @@ impl Builder<'_> {
                 Ok(None)
             }
             ContactModel::Nonsmooth => {
-                for (key, given) in [
-                    ("dhat", c.dhat.is_some()),
-                    ("kappa", c.kappa.is_some()),
-                    ("barrier", c.barrier.is_some()),
-                ] {
-                    if given {
-                        return Err(self.err(
-                            &format!("contact.{key}"),
-                            "the nonsmooth contact model has no barrier; remove this key",
-                        ));
-                    }
-                }
+                self.reject_given(
+                    "contact",
+                    &[
+                        ("dhat", c.dhat.is_some()),
+                        ("kappa", c.kappa.is_some()),
+                        ("barrier", c.barrier.is_some()),
+                    ],
+                    |_| "the nonsmooth contact model has no barrier; remove this key".into(),
+                )?;
                 let e = self.required(
                     "contact",
                     "restitution",
@@ -134,35 +131,29 @@ impl Builder<'_> {
     ) -> Result<(), SceneError> {
         let dim = model.dim;
         let p = |f: &str| format!("bodies.{bi}.{f}");
-        for (key, given) in [
-            ("size", b.size.is_some()),
-            ("cells", b.cells.is_some()),
-            ("density", b.density.is_some()),
-            ("spring_stiffness", b.spring_stiffness.is_some()),
-            ("material_stiffness", b.material_stiffness.is_some()),
-            ("bending", b.bending),
-            ("spread", b.spread.is_some()),
-            ("speed", b.speed.is_some()),
-        ] {
-            if given {
-                return Err(self.err(
-                    &p(key),
-                    "particle bodies are single nodes and take no such key (they take mass, radius, center, velocity)",
-                ));
-            }
-        }
+        self.reject_given(
+            &format!("bodies.{bi}"),
+            &[
+                ("size", b.size.is_some()),
+                ("cells", b.cells.is_some()),
+                ("density", b.density.is_some()),
+                ("spring_stiffness", b.spring_stiffness.is_some()),
+                ("material_stiffness", b.material_stiffness.is_some()),
+                ("bending", b.bending),
+                ("spread", b.spread.is_some()),
+                ("speed", b.speed.is_some()),
+            ],
+            |_| {
+                "particle bodies are single nodes and take no such key (they take mass, radius, center, velocity)"
+                    .into()
+            },
+        )?;
         let mass = self.positive(
             &p("mass"),
             self.required(&format!("bodies.{bi}"), "mass", b.mass, "particle bodies")?,
         )?;
-        let x = match &b.center {
-            Some(c) => self.vector(&p("center"), c, dim)?,
-            None => vec![0.0; dim],
-        };
-        let v = match &b.velocity {
-            Some(v) => self.vector(&p("velocity"), v, dim)?,
-            None => vec![0.0; dim],
-        };
+        let x = self.vector_or_zero(&p("center"), b.center.as_ref(), dim)?;
+        let v = self.vector_or_zero(&p("velocity"), b.velocity.as_ref(), dim)?;
         let area = match &b.contact_area {
             None => 1.0,
             Some(toml::Value::String(s)) if s == "boundary" => 1.0,

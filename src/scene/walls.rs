@@ -11,24 +11,23 @@ use crate::model::Model;
 impl Builder<'_> {
     /// Rejects the implicit-wall keys on a plane wall.
     pub(super) fn plane_only(&self, i: usize, w: &WallSection) -> Result<(), SceneError> {
-        for (key, given) in [
-            ("shape", w.shape.is_some()),
-            ("expression", w.expression.is_some()),
-            ("inside", w.inside.is_some()),
-            ("center", w.center.is_some()),
-            ("radius", w.radius.is_some()),
-            ("half_extents", w.half_extents.is_some()),
-            ("semi_axes", w.semi_axes.is_some()),
-            ("exponent", w.exponent.is_some()),
-        ] {
-            if given {
-                return Err(self.err(
-                    &format!("walls.{i}.{key}"),
-                    "plane walls take only point and normal (this key is for type = \"implicit\")",
-                ));
-            }
-        }
-        Ok(())
+        self.reject_given(
+            &format!("walls.{i}"),
+            &[
+                ("shape", w.shape.is_some()),
+                ("expression", w.expression.is_some()),
+                ("inside", w.inside.is_some()),
+                ("center", w.center.is_some()),
+                ("radius", w.radius.is_some()),
+                ("half_extents", w.half_extents.is_some()),
+                ("semi_axes", w.semi_axes.is_some()),
+                ("exponent", w.exponent.is_some()),
+            ],
+            |_| {
+                "plane walls take only point and normal (this key is for type = \"implicit\")"
+                    .into()
+            },
+        )
     }
 
     /// Builds implicit wall `i`: `W` with the inside positive, minus the particles'
@@ -41,14 +40,11 @@ impl Builder<'_> {
         radius: f64,
     ) -> Result<Vec<ImplicitWall>, SceneError> {
         let f = |k: &str| format!("walls.{i}.{k}");
-        for (key, given) in [("point", w.point.is_some()), ("normal", w.normal.is_some())] {
-            if given {
-                return Err(self.err(
-                    &f(key),
-                    "implicit walls take a shape or an expression, not a point and normal",
-                ));
-            }
-        }
+        self.reject_given(
+            &format!("walls.{i}"),
+            &[("point", w.point.is_some()), ("normal", w.normal.is_some())],
+            |_| "implicit walls take a shape or an expression, not a point and normal".into(),
+        )?;
         let (expr, label) = match (&w.shape, &w.expression) {
             (Some(_), Some(_)) => {
                 return Err(self.err(
@@ -90,10 +86,7 @@ impl Builder<'_> {
                         "shapes have a fixed inside; `inside` is for expressions",
                     ));
                 }
-                let center = match &w.center {
-                    Some(c) => self.vector(&f("center"), c, dim)?,
-                    None => vec![0.0; dim],
-                };
+                let center = self.vector_or_zero(&f("center"), w.center.as_ref(), dim)?;
                 let shape = self.shape(i, w, name, dim)?;
                 (
                     shape_expr(&shape, &center),
