@@ -12,6 +12,7 @@ pub mod energy;
 pub mod gpu;
 pub mod implicit;
 pub mod integrator;
+pub mod interrupt;
 pub mod linear_solver;
 pub mod model;
 pub mod newton;

@@ -65,6 +65,10 @@ enum Command {
         /// pcg); `direct` is the sparse Cholesky baseline, CPU backend only.
         #[arg(long, value_enum)]
         linear_solver: Option<springsim::linear_solver::LinearSolver>,
+        /// Exit with status 0 even when some steps stalled (made no progress); the
+        /// summary still says `stalled`. Without it such a run exits with status 3.
+        #[arg(long)]
+        allow_stalled: bool,
     },
     /// List the bundled scenes, one line each.
     Scenes,
@@ -299,6 +303,7 @@ fn main() -> ExitCode {
             quiet,
             threads,
             linear_solver,
+            allow_stalled,
         } => {
             let scene = match scene::load(&scene) {
                 Ok(mut s) => {
@@ -361,6 +366,7 @@ fn main() -> ExitCode {
                 frames,
                 progress: !quiet && std::io::stderr().is_terminal(),
             };
+            springsim::interrupt::install();
             match run(&scene, backend, &opts) {
                 Ok(s) => {
                     if !quiet {
@@ -384,14 +390,38 @@ fn main() -> ExitCode {
                             s.resolution_limited_steps, s.steps, s.backend, scene.model.solver.tolerance
                         );
                     }
-                    let other = s.unconverged_steps - s.resolution_limited_steps;
-                    if other > 0 {
+                    if s.capped_steps > 0 {
                         eprintln!(
-                            "note: {other} of {} steps stopped before the Newton tolerance (iteration cap or failed line search); see `converged` in steps.csv",
-                            s.steps
+                            "note: {} of {} steps stopped at solver.max_newton_iterations = {} before the Newton tolerance; see `newton_capped` in steps.csv",
+                            s.capped_steps, s.steps, scene.model.solver.max_newton_iterations
                         );
                     }
-                    ExitCode::SUCCESS
+                    match s.status.as_str() {
+                        "stalled" if allow_stalled => {
+                            eprintln!(
+                                "warning: {} (allowed by --allow-stalled)",
+                                s.error.as_deref().unwrap_or("steps stalled")
+                            );
+                            ExitCode::SUCCESS
+                        }
+                        "stalled" => {
+                            eprintln!(
+                                "error: {}; the run is not trustworthy (see `stall` in {}; --allow-stalled exits 0 anyway)",
+                                s.error.as_deref().unwrap_or("steps stalled"),
+                                out_dir.join("steps.csv").display()
+                            );
+                            ExitCode::from(3)
+                        }
+                        "interrupted" => {
+                            eprintln!(
+                                "interrupted after step {}; outputs so far are in {}",
+                                s.steps,
+                                out_dir.display()
+                            );
+                            ExitCode::from(130)
+                        }
+                        _ => ExitCode::SUCCESS,
+                    }
                 }
                 Err(e) => {
                     eprintln!("error: {e} (outputs so far are in {})", out_dir.display());

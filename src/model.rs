@@ -48,6 +48,11 @@ pub struct SolverParams {
     pub integrator: Integrator,
     /// Newton stops when `max_i Σ_k |p_ik| / h < tolerance` (m/s).
     pub tolerance: f64,
+    /// Directions applied per time step before the stopping rule may end Newton: 1
+    /// (the default) applies the first direction even when it already meets the
+    /// tolerance, so a body at rest with `|g| h < tolerance` still falls; 0 is the
+    /// course's rule (seed 003), which stops before applying such a direction.
+    pub min_newton_iterations: u32,
     /// Newton iterations allowed per time step before the step is accepted as is.
     pub max_newton_iterations: u32,
     /// Relative residual `|r| / |g|` at which CG stops.

@@ -59,6 +59,11 @@ pub struct NewtonStats {
     pub resolution_limited: bool,
     /// Direction solves whose CG stopped at its iteration cap.
     pub cg_unconverged: u32,
+    /// Whether the solve stopped at `max_newton_iterations` short of its tolerance.
+    pub capped: bool,
+    /// Why the solve could not make progress, when it could not: the step then ends
+    /// where the iterate stands, and the run reports it (see [`Stall`]).
+    pub stall: Option<Stall>,
     /// E (J) at the start and after every accepted iteration of every solve of the
     /// step, one solve after another (see [`Self::solves`]).
     pub energies: Vec<f64>,
@@ -81,6 +86,50 @@ impl NewtonStats {
     }
 }
 
+/// Why a Newton solve could make no progress. The driver ends the step at once
+/// instead of spinning to the iteration cap; the run counts such steps and does not
+/// report success (`summary.json` status `stalled`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stall {
+    /// The CCD bound was α = 0: no step along p is known to keep every node off the walls.
+    CcdZero,
+    /// The line search halved α `max_line_search_halvings` times without a decrease of E.
+    LineSearch,
+    /// The search direction held NaN or infinity (the state itself is still finite).
+    NonFiniteDirection,
+    /// `max_newton_iterations` were taken and E ended no lower than it started.
+    NoDecrease,
+}
+
+impl Stall {
+    /// The short name used in `steps.csv` and `summary.json`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Stall::CcdZero => "ccd_zero",
+            Stall::LineSearch => "line_search",
+            Stall::NonFiniteDirection => "non_finite_direction",
+            Stall::NoDecrease => "no_decrease",
+        }
+    }
+
+    /// What happened, in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Stall::CcdZero => "the CCD step bound was 0 (no step along the Newton direction is known to keep every node off the walls)",
+            Stall::LineSearch => "the line search found no decrease of the incremental potential",
+            Stall::NonFiniteDirection => "the Newton direction held NaN or infinity",
+            Stall::NoDecrease => "the Newton iteration cap was reached with no decrease of the incremental potential",
+        }
+    }
+}
+
+impl fmt::Display for Stall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code(), self.describe())
+    }
+}
+
 /// A solve that cannot go on: the state holds NaN or infinity.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NewtonError(pub String);
@@ -94,7 +143,13 @@ impl fmt::Display for NewtonError {
 impl std::error::Error for NewtonError {}
 
 /// Minimises E by projected Newton with a CCD-capped filter line search:
-/// `p = −H⁻¹g`; stop when `|p|/h < tol`; `α = α_C`, halve while `E(x + αp) > E(x)`.
+/// `p = −H⁻¹g`; stop when `|p|/h < tol` after at least `min_newton_iterations`
+/// applied directions; `α = α_C`, halve while `E(x + αp) > E(x)`.
+///
+/// A solve that cannot make progress ends at once with [`NewtonStats::stall`] set:
+/// a CCD bound of 0, a line search that finds no decrease, a direction that is not
+/// finite, or the iteration cap reached with E no lower than at the start. An energy
+/// that is not finite is an error: the state itself is broken.
 pub fn solve<S: NewtonSystem + ?Sized>(
     sys: &mut S,
     params: &SolverParams,
@@ -118,13 +173,18 @@ pub fn solve<S: NewtonSystem + ?Sized>(
         stats.cg_iterations += dir.cg_iterations as u64;
         stats.cg_unconverged += u32::from(!dir.cg_converged);
         if !dir.norm.is_finite() {
-            return Err(NewtonError(format!(
-                "search direction is not finite (|p| = {})",
-                dir.norm
-            )));
+            stats.stall = Some(Stall::NonFiniteDirection);
+            stats.residual = dir.norm;
+            break;
         }
         stats.residual = dir.norm / h;
-        if stats.residual < params.tolerance {
+        let within_tolerance = stats.residual < params.tolerance;
+        // The course's rule stops before applying a first direction that already meets
+        // the tolerance, so a body at rest with g·h < tol never falls; by default at
+        // least one direction is applied (`min_newton_iterations`).
+        if within_tolerance
+            && (stats.iterations >= params.min_newton_iterations || dir.below_resolution)
+        {
             stats.converged = true;
             break;
         }
@@ -133,10 +193,23 @@ pub fn solve<S: NewtonSystem + ?Sized>(
             break;
         }
         if stats.iterations >= params.max_newton_iterations {
+            stats.capped = true;
+            if stats.energies.last().is_some_and(|&e| e >= e0) {
+                stats.stall = Some(Stall::NoDecrease);
+            }
             break;
         }
         let alpha_c = sys.ccd_bound();
         stats.ccd_alpha_min = stats.ccd_alpha_min.min(alpha_c);
+        if !(alpha_c > 0.0) {
+            // As below: a direction within the tolerance that cannot be applied is
+            // the course's convergence, not a stall.
+            stats.converged = within_tolerance;
+            if !within_tolerance {
+                stats.stall = Some(Stall::CcdZero);
+            }
+            break;
+        }
         let mut alpha = alpha_c;
         let mut accepted = None;
         for _ in 0..=params.max_line_search_halvings {
@@ -155,6 +228,13 @@ pub fn solve<S: NewtonSystem + ?Sized>(
         }
         if accepted.is_none() {
             stats.line_search_failed = true;
+            // A direction applied only because of `min_newton_iterations` already met
+            // the tolerance: not finding a decrease along it is the course's
+            // convergence, not a stall.
+            stats.converged = within_tolerance;
+            if !within_tolerance {
+                stats.stall = Some(Stall::LineSearch);
+            }
             break;
         }
         sys.advance(alpha);
@@ -210,12 +290,114 @@ mod tests {
         }
     }
 
+    fn params(tolerance: f64, min_newton_iterations: u32) -> SolverParams {
+        SolverParams {
+            dt: 1.0,
+            integrator: Integrator::ImplicitEuler,
+            tolerance,
+            min_newton_iterations,
+            max_newton_iterations: 100,
+            cg_tolerance: 1e-6,
+            cg_max_iterations: 10,
+            max_line_search_halvings: 10,
+            friction_updates: 0,
+        }
+    }
+
+    /// E(x) = ½ (x − a)² in f64 with a CCD bound and a direction that can be broken.
+    struct Quadratic {
+        x: f64,
+        a: f64,
+        ccd: f64,
+        nan_direction: bool,
+        ccd_calls: u32,
+    }
+
+    impl Quadratic {
+        fn new(x: f64, a: f64) -> Self {
+            Self {
+                x,
+                a,
+                ccd: 1.0,
+                nan_direction: false,
+                ccd_calls: 0,
+            }
+        }
+    }
+
+    impl NewtonSystem for Quadratic {
+        fn energy(&mut self) -> f64 {
+            0.5 * (self.x - self.a).powi(2)
+        }
+        fn compute_direction(&mut self) -> Direction {
+            let p = if self.nan_direction {
+                f64::NAN
+            } else {
+                self.a - self.x
+            };
+            Direction {
+                norm: p.abs(),
+                cg_iterations: 1,
+                cg_converged: true,
+                below_resolution: false,
+            }
+        }
+        fn ccd_bound(&mut self) -> f64 {
+            self.ccd_calls += 1;
+            self.ccd
+        }
+        fn energy_change(&mut self, alpha: f64) -> f64 {
+            let x1 = self.x + alpha * (self.a - self.x);
+            0.5 * (x1 - self.a).powi(2) - self.energy()
+        }
+        fn advance(&mut self, alpha: f64) {
+            self.x += alpha * (self.a - self.x);
+        }
+    }
+
+    #[test]
+    fn a_zero_ccd_bound_stalls_the_step_at_once() {
+        let mut sys = Quadratic::new(0.0, 1.0);
+        sys.ccd = 0.0;
+        let stats = solve(&mut sys, &params(1e-6, 1)).unwrap();
+        assert_eq!(stats.stall, Some(Stall::CcdZero), "{stats:?}");
+        assert!(!stats.converged && !stats.capped);
+        // It does not spin: one bound asked for, no iteration taken.
+        assert_eq!((sys.ccd_calls, stats.iterations), (1, 0));
+        assert_eq!(sys.x, 0.0);
+    }
+
+    #[test]
+    fn a_non_finite_direction_stalls_the_step() {
+        let mut sys = Quadratic::new(0.0, 1.0);
+        sys.nan_direction = true;
+        let stats = solve(&mut sys, &params(1e-6, 1)).unwrap();
+        assert_eq!(stats.stall, Some(Stall::NonFiniteDirection), "{stats:?}");
+        assert_eq!((sys.ccd_calls, stats.iterations), (0, 0));
+    }
+
+    #[test]
+    fn the_first_direction_is_applied_unless_the_course_rule_is_asked_for() {
+        // |p| = 5e-3 < tol = 1e-2: the course's rule stops before moving.
+        let mut course = Quadratic::new(0.0, 5e-3);
+        let stats = solve(&mut course, &params(1e-2, 0)).unwrap();
+        assert!(stats.converged && stats.iterations == 0, "{stats:?}");
+        assert_eq!(course.x, 0.0);
+        // The default applies it, then stops.
+        let mut default = Quadratic::new(0.0, 5e-3);
+        let stats = solve(&mut default, &params(1e-2, 1)).unwrap();
+        assert!(stats.converged && stats.iterations == 1, "{stats:?}");
+        assert!((default.x - 5e-3).abs() < 1e-15);
+        assert_eq!(stats.stall, None);
+    }
+
     #[test]
     fn a_direction_below_the_f32_resolution_ends_the_solve() {
         let params = SolverParams {
             dt: 1.0,
             integrator: Integrator::ImplicitEuler,
             tolerance: 1e-15,
+            min_newton_iterations: 1,
             max_newton_iterations: 100,
             cg_tolerance: 1e-6,
             cg_max_iterations: 10,
@@ -229,6 +411,7 @@ mod tests {
         };
         let stats = solve(&mut sys, &params).unwrap();
         assert!(stats.resolution_limited && !stats.converged, "{stats:?}");
+        assert_eq!(stats.stall, None);
         assert!(stats.iterations <= 2, "{stats:?}");
         assert!((sys.x as f64 - sys.a).abs() <= f32::EPSILON as f64 * sys.a);
         // The stop is reported as such, not as meeting the tolerance.

@@ -32,6 +32,8 @@ pub const STEP_COLUMNS: &[&str] = &[
     "converged",
     "line_search_failed",
     "resolution_limited",
+    "newton_capped",
+    "stall",
     "incremental_potential",
     "kinetic",
     "gravity",
@@ -56,7 +58,9 @@ impl StepsCsv {
     /// Creates the file and writes the header.
     pub fn create(path: PathBuf) -> Result<Self, String> {
         let mut out = create(&path)?;
-        writeln!(out, "{}", STEP_COLUMNS.join(",")).map_err(|e| io_error(&path, e))?;
+        writeln!(out, "{}", STEP_COLUMNS.join(","))
+            .and_then(|_| out.flush())
+            .map_err(|e| io_error(&path, e))?;
         Ok(Self { path, out })
     }
 
@@ -64,7 +68,7 @@ impl StepsCsv {
     pub fn write(&mut self, r: &StepRecord) -> Result<(), String> {
         writeln!(
             self.out,
-            "{},{:?},{},{},{},{:?},{:?},{:?},{},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{},{},{:?},{:?},{:.4}",
+            "{},{:?},{},{},{},{:?},{:?},{:?},{},{},{},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{},{},{:?},{:?},{:.4}",
             r.step,
             r.time,
             r.newton_iterations,
@@ -76,6 +80,8 @@ impl StepsCsv {
             r.converged as u8,
             r.line_search_failed as u8,
             r.resolution_limited as u8,
+            r.newton_capped as u8,
+            r.stall.map_or("", |s| s.code()),
             r.incremental_potential,
             r.kinetic,
             r.gravity,
@@ -110,7 +116,9 @@ impl TrajectoryCsv {
         } else {
             "step,node,x,y,z"
         };
-        writeln!(out, "{header}").map_err(|e| io_error(&path, e))?;
+        writeln!(out, "{header}")
+            .and_then(|_| out.flush())
+            .map_err(|e| io_error(&path, e))?;
         Ok(Self { path, out, dim })
     }
 
@@ -163,9 +171,11 @@ pub struct Summary {
     pub scene: String,
     /// Scene file or `bundled:NAME`.
     pub source: String,
-    /// `completed`, or `failed` with `error` set.
+    /// `running` (the run is under way, or was killed), `completed`, `stalled` (some
+    /// steps could make no progress: see `stalled_steps`), `interrupted` (stopped by
+    /// Ctrl-C or SIGTERM) or `failed` (with `error` set).
     pub status: String,
-    /// Why the run stopped early.
+    /// Why the run stopped early, or why it is not a success.
     pub error: Option<String>,
     /// Backend name (`cpu`, `gpu`).
     pub backend: String,
@@ -195,6 +205,15 @@ pub struct Summary {
     pub unconverged_steps: u64,
     /// Of those, steps stopped at the backend's floating-point resolution.
     pub resolution_limited_steps: u64,
+    /// Of those, steps stopped at `solver.max_newton_iterations`.
+    pub capped_steps: u64,
+    /// Steps that could make no progress (CCD bound 0, no decrease, a direction that
+    /// is not finite); the run's status is then `stalled`.
+    pub stalled_steps: u64,
+    /// The first stalled step.
+    pub first_stalled_step: Option<u64>,
+    /// Why the first stalled step stalled (`code: description`).
+    pub first_stall: Option<String>,
     /// Wall-clock time of the stepping (s), without output.
     pub wall_clock_seconds: f64,
     /// Wall-clock per step (ms).
@@ -222,7 +241,7 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// The summary of a run that has not taken a step yet: status `completed`, every
+    /// The summary of a run that has not taken a step yet: status `running`, every
     /// total zero, `min_wall_distance` (m) that of the initial state.
     pub fn start(
         scene: &crate::scene::Scene,
@@ -234,7 +253,7 @@ impl Summary {
         Self {
             scene: scene.name.clone(),
             source: scene.source.clone(),
-            status: "completed".into(),
+            status: "running".into(),
             error: None,
             backend,
             device,
@@ -250,6 +269,10 @@ impl Summary {
             line_search_halvings: 0,
             unconverged_steps: 0,
             resolution_limited_steps: 0,
+            capped_steps: 0,
+            stalled_steps: 0,
+            first_stalled_step: None,
+            first_stall: None,
             wall_clock_seconds: 0.0,
             ms_per_step: 0.0,
             min_wall_distance,
@@ -265,9 +288,20 @@ impl Summary {
         }
     }
 
-    /// Writes the summary as pretty JSON to `path`.
+    /// Writes the summary as pretty JSON to `path`, atomically: a reader (or a killed
+    /// run) sees the previous summary or this one, never a partial file.
     pub fn write(&self, path: &Path) -> Result<(), String> {
         let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
-        std::fs::write(path, text + "\n").map_err(|e| io_error(path, e))
+        write_atomically(path, (text + "\n").as_bytes())
     }
+}
+
+/// Writes `bytes` to `path` through a temporary file beside it and a rename, so that
+/// `path` holds either its old content or the new one.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes).map_err(|e| io_error(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| io_error(path, e))
 }

@@ -22,10 +22,21 @@ pub struct RunOptions {
     pub progress: bool,
 }
 
+/// Consecutive stalled steps after which a run stops: the simulation is frozen.
+pub const MAX_CONSECUTIVE_STALLS: u64 = 100;
+
+/// Seconds of wall-clock time between rewrites of `summary.json` during a run, so
+/// that a long run's summary shows its progress and a killed run keeps its totals.
+pub const SUMMARY_INTERVAL_S: f64 = 5.0;
+
 /// Runs `scene` on `backend` and writes `steps.csv`, `summary.json` and the chosen
 /// extras into `opts.out_dir` (a scene with `contact.model = "nonsmooth"` runs
-/// [`crate::nonsmooth::run::run`] instead and writes its outputs). On a simulation failure the files written so far stay,
-/// the summary says `failed`, and the error is returned.
+/// [`crate::nonsmooth::run::run`] instead and writes its outputs). `summary.json` is
+/// written at the start (status `running`), every [`SUMMARY_INTERVAL_S`] and at the
+/// end, when its status is `completed`, `stalled` (some steps made no progress; the
+/// run goes on unless [`MAX_CONSECUTIVE_STALLS`] steps in a row stall) or
+/// `interrupted` (Ctrl-C, see [`crate::interrupt`]). On a simulation failure the files
+/// written so far stay, the summary says `failed`, and the error is returned.
 pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Result<Summary, String> {
     if scene.nonsmooth.is_some() {
         // Seed 002's nonsmooth model steps particles itself; no Newton backend is involved.
@@ -69,10 +80,19 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
     let d0 = sim.backend().diagnostics().min_wall_distance;
     let (backend_name, device) = (sim.backend().name().into(), sim.backend().device());
     let mut summary = Summary::start(scene, backend_name, device, d0);
+    let summary_path = opts.out_dir.join("summary.json");
+    summary.write(&summary_path)?;
+    let mut last_write = Instant::now();
     let bar = opts.progress.then(|| progress_bar(opts.steps));
     let mut stepping = 0.0;
     let mut failure = None;
+    let mut consecutive_stalls = 0;
     for _ in 0..opts.steps {
+        if crate::interrupt::requested() {
+            summary.status = "interrupted".into();
+            summary.error = Some(format!("interrupted after step {}", summary.steps));
+            break;
+        }
         let t0 = Instant::now();
         let rec = match sim.step() {
             Ok(r) => r,
@@ -93,10 +113,33 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
         }
         if let Some(b) = &bar {
             b.set_message(format!(
-                "{:.2} ms/step, {} Newton its",
-                rec.wall_ms, rec.newton_iterations
+                "{:.2} ms/step, {} Newton its{}",
+                rec.wall_ms,
+                rec.newton_iterations,
+                match summary.stalled_steps {
+                    0 => String::new(),
+                    n => format!(", {n} stalled"),
+                }
             ));
             b.inc(1);
+        }
+        consecutive_stalls = if rec.stall.is_some() {
+            consecutive_stalls + 1
+        } else {
+            0
+        };
+        if consecutive_stalls >= MAX_CONSECUTIVE_STALLS {
+            failure = Some(format!(
+                "{consecutive_stalls} consecutive steps stalled up to step {}: the simulation is frozen ({})",
+                rec.step,
+                summary.first_stall.as_deref().unwrap_or("")
+            ));
+            break;
+        }
+        if last_write.elapsed().as_secs_f64() >= SUMMARY_INTERVAL_S {
+            summary.wall_clock_seconds = stepping;
+            summary.write(&summary_path)?;
+            last_write = Instant::now();
         }
     }
     if let Some(b) = bar {
@@ -135,8 +178,22 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
     if let Some(e) = &failure {
         summary.status = "failed".into();
         summary.error = Some(e.clone());
+    } else if summary.status == "running" {
+        summary.status = match summary.stalled_steps {
+            0 => "completed".into(),
+            _ => "stalled".into(),
+        };
     }
-    summary.write(&opts.out_dir.join("summary.json"))?;
+    if summary.status == "stalled" {
+        summary.error = Some(format!(
+            "{} of {} steps stalled, the first at step {}: {}",
+            summary.stalled_steps,
+            summary.steps,
+            summary.first_stalled_step.unwrap_or(0),
+            summary.first_stall.as_deref().unwrap_or("")
+        ));
+    }
+    summary.write(&summary_path)?;
     match failure {
         Some(e) => Err(e),
         None => Ok(summary),
@@ -151,6 +208,14 @@ fn accumulate(s: &mut Summary, r: &StepRecord, dhat: f64) {
     s.line_search_halvings += r.line_search_halvings as u64;
     s.unconverged_steps += u64::from(!r.converged);
     s.resolution_limited_steps += u64::from(r.resolution_limited);
+    s.capped_steps += u64::from(r.newton_capped);
+    if let Some(stall) = r.stall {
+        s.stalled_steps += 1;
+        if s.first_stalled_step.is_none() {
+            s.first_stalled_step = Some(r.step);
+            s.first_stall = Some(stall.to_string());
+        }
+    }
     if r.min_wall_distance < s.min_wall_distance {
         s.min_wall_distance = r.min_wall_distance;
         s.min_wall_distance_step = r.step;

@@ -3,7 +3,7 @@
 
 use crate::backend::Backend;
 use crate::model::SolverParams;
-use crate::newton::{self, NewtonError, NewtonStats};
+use crate::newton::{self, NewtonError, NewtonStats, Stall};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -33,6 +33,10 @@ pub struct StepRecord {
     /// Whether Newton stopped short of its tolerance at the backend's floating-point
     /// resolution (the direction within rounding noise of the positions).
     pub resolution_limited: bool,
+    /// Whether Newton stopped at `solver.max_newton_iterations` short of its tolerance.
+    pub newton_capped: bool,
+    /// Why the step could make no progress, when it could not (a stalled step).
+    pub stall: Option<Stall>,
     /// Incremental potential E at the accepted state (J).
     pub incremental_potential: f64,
     /// Kinetic energy (J).
@@ -97,6 +101,9 @@ impl Simulation {
         let mut stats = newton::solve(self.backend.as_mut(), &self.solver)?;
         let mut lambda_change = 0.0;
         for _ in 0..self.solver.friction_updates {
+            if stats.stall.is_some() {
+                break;
+            }
             lambda_change = self.backend.update_friction_lag();
             if lambda_change == 0.0 {
                 break;
@@ -112,6 +119,8 @@ impl Simulation {
             stats.line_search_failed |= more.line_search_failed;
             stats.resolution_limited = more.resolution_limited;
             stats.cg_unconverged += more.cg_unconverged;
+            stats.capped |= more.capped;
+            stats.stall = stats.stall.or(more.stall);
             stats.solve_starts.push(stats.energies.len());
             stats.energies.extend(more.energies);
         }
@@ -138,6 +147,8 @@ impl Simulation {
             converged: stats.converged,
             line_search_failed: stats.line_search_failed,
             resolution_limited: stats.resolution_limited,
+            newton_capped: stats.capped,
+            stall: stats.stall,
             incremental_potential: *stats.energies.last().unwrap_or(&f64::NAN),
             kinetic: diag.kinetic,
             gravity: diag.gravity,

@@ -161,6 +161,11 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
     );
     let mut stepping = 0.0;
     for step in 1..=opts.steps {
+        if crate::interrupt::requested() {
+            summary.status = "interrupted".into();
+            summary.error = Some(format!("interrupted after step {}", step - 1));
+            break;
+        }
         let t0 = Instant::now();
         s.step();
         let wall_ms = t0.elapsed().as_secs_f64() * 1e3;
@@ -184,6 +189,8 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
             converged: true,
             line_search_failed: false,
             resolution_limited: false,
+            newton_capped: false,
+            stall: None,
             incremental_potential: f64::NAN,
             kinetic: e.kinetic,
             gravity: e.potential,
@@ -233,10 +240,13 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
             .map(|p| crate::energy::dot(p, p).sqrt())
             .fold(0.0, f64::max);
     summary.final_kinetic_energy = s.energies.kinetic;
+    if summary.status == "running" {
+        summary.status = "completed".into();
+    }
     summary.write(&opts.out_dir.join("summary.json"))?;
     write_plots(&opts.out_dir, &scene.name, &history)?;
-    match &summary.error {
-        Some(e) => Err(e.clone()),
-        None => Ok(summary),
+    match summary.status.as_str() {
+        "failed" => Err(summary.error.clone().unwrap_or_default()),
+        _ => Ok(summary),
     }
 }

@@ -41,6 +41,9 @@ pub struct SolverSection {
     pub integrator: Integrator,
     /// Newton stopping tolerance on `max_i Σ_k |p_ik| / h` (m/s); default 1e-2.
     pub tolerance: Option<f64>,
+    /// Directions applied per step before Newton may stop; default 1, 0 = the
+    /// course's rule (a first direction within the tolerance is never applied).
+    pub min_newton_iterations: Option<u32>,
     /// Newton iterations per step; default 200.
     pub max_newton_iterations: Option<u32>,
     /// CG relative residual tolerance; default 1e-6.

@@ -284,15 +284,23 @@ impl Builder<'_> {
             0 => Err(self.err(path, "must be at least 1")),
             n => Ok(n),
         };
+        let max_newton_iterations =
+            count("solver.max_newton_iterations", s.max_newton_iterations, 200)?;
+        let min_newton_iterations = s.min_newton_iterations.unwrap_or(1);
+        if min_newton_iterations > max_newton_iterations {
+            return Err(self.err(
+                "solver.min_newton_iterations",
+                format!(
+                    "must not exceed solver.max_newton_iterations ({max_newton_iterations}), got {min_newton_iterations}"
+                ),
+            ));
+        }
         let solver = SolverParams {
             dt,
             integrator: s.integrator,
             tolerance,
-            max_newton_iterations: count(
-                "solver.max_newton_iterations",
-                s.max_newton_iterations,
-                200,
-            )?,
+            min_newton_iterations,
+            max_newton_iterations,
             cg_tolerance,
             cg_max_iterations: count("solver.cg_max_iterations", s.cg_max_iterations, 10_000)?,
             max_line_search_halvings: count(

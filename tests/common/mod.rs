@@ -166,6 +166,7 @@ pub fn random_model(n: usize, dim: usize, barrier: &str, seed: u64) -> springsim
             dt: 0.01,
             integrator: Integrator::ImplicitEuler,
             tolerance: 1e-2,
+            min_newton_iterations: 1,
             max_newton_iterations: 50,
             cg_tolerance: 1e-6,
             cg_max_iterations: 2000,
