@@ -266,3 +266,116 @@ spread = [3.0, 3.0, 3.0]
         1.0,
     );
 }
+
+/// A ball's first contact: the step at which its distance to a wall first fell below
+/// d̂, and its speed (m/s) the step before and the step it left the barrier zone.
+#[derive(Clone, Copy, Debug)]
+struct FirstContact {
+    step: u64,
+    v_in: f64,
+    v_out: f64,
+}
+
+/// Steps `sim` until every node (ball) has entered and left its first contact, or
+/// `max_steps`; every step must make progress. Returns each ball's first contact.
+fn first_contacts(
+    sim: &mut springsim::sim::Simulation,
+    model: &springsim::model::Model,
+    max_steps: u64,
+    label: &str,
+) -> Vec<Option<FirstContact>> {
+    let dim = model.dim;
+    let n = model.num_nodes();
+    let dhat = model.barrier.dhat;
+    let mut found: Vec<Option<FirstContact>> = vec![None; n];
+    let mut left = vec![false; n];
+    let mut speed_before = vec![0.0; n];
+    for _ in 0..max_steps {
+        let rec = sim.step().unwrap_or_else(|e| panic!("{label}: {e}"));
+        common::assert_progress(&rec, label);
+        let x = sim.backend().positions();
+        let v = sim.backend().velocities();
+        for i in 0..n {
+            let p = &x[i * dim..(i + 1) * dim];
+            let speed = v[i * dim..(i + 1) * dim]
+                .iter()
+                .map(|c| c * c)
+                .sum::<f64>()
+                .sqrt();
+            let d = model
+                .implicit_walls
+                .iter()
+                .map(|w| w.distance(p))
+                .fold(f64::INFINITY, f64::min);
+            match &mut found[i] {
+                None if d < dhat => {
+                    found[i] = Some(FirstContact {
+                        step: rec.step,
+                        v_in: speed_before[i],
+                        v_out: 0.0,
+                    })
+                }
+                Some(c) if !left[i] && d >= dhat => {
+                    c.v_out = speed;
+                    left[i] = true;
+                }
+                _ => {}
+            }
+            speed_before[i] = speed;
+        }
+        if left.iter().all(|&l| l) {
+            break;
+        }
+    }
+    found
+}
+
+/// How far apart (steps) a ball's first contact may be on the two backends: the f32
+/// paths drift by centimetres over the second before the first contacts (see
+/// `container_balls_gpu_follows_the_cpu`), a few steps at the balls' speeds.
+const FIRST_CONTACT_STEPS: u64 = 20;
+/// How far apart a ball's rebound ratio `v_out / v_in` may be on the two backends.
+const REBOUND_RATIO: f64 = 0.02;
+
+/// Seed 004's containers on the GPU through every ball's first contact and rebound
+/// (the GPU once froze the circle at its first contact, step 795, with α = 0): no
+/// stalled step, no step at the Newton cap, and each ball's first-contact step and
+/// rebound ratio `v_out / v_in` close to the CPU's.
+#[test]
+fn container_balls_first_contacts_match_the_cpu() {
+    use springsim::backend::cpu::CpuBackend;
+    use springsim::sim::Simulation;
+    for name in ["circle_balls", "diamond_balls", "sextic_balls"] {
+        let model = scene::load(&format!("scenes/{name}.toml")).unwrap().model;
+        let Some(gpu) = common::gpu_backend(model.clone(), Default::default()) else {
+            return;
+        };
+        let mut cpu_sim = Simulation::new(
+            Box::new(CpuBackend::new(model.clone())),
+            model.solver.clone(),
+        );
+        let mut gpu_sim = Simulation::new(Box::new(gpu), model.solver.clone());
+        let cpu = first_contacts(&mut cpu_sim, &model, 4000, &format!("{name} CPU"));
+        let gpu = first_contacts(&mut gpu_sim, &model, 4000, &format!("{name} GPU"));
+        for (i, (c, g)) in cpu.iter().zip(&gpu).enumerate() {
+            let c = c.unwrap_or_else(|| panic!("{name} ball {i}: no contact on the CPU"));
+            let g = g.unwrap_or_else(|| panic!("{name} ball {i}: no contact on the GPU"));
+            eprintln!("{name} ball {i}: CPU {c:?}, GPU {g:?}");
+            assert!(
+                c.v_out > 0.0 && g.v_out > 0.0,
+                "{name} ball {i}: never left"
+            );
+            assert!(
+                c.step.abs_diff(g.step) <= FIRST_CONTACT_STEPS,
+                "{name} ball {i}: first contact at step {} on the CPU, {} on the GPU",
+                c.step,
+                g.step
+            );
+            let (rc, rg) = (c.v_out / c.v_in, g.v_out / g.v_in);
+            assert!(
+                (rc - rg).abs() <= REBOUND_RATIO,
+                "{name} ball {i}: rebound ratio {rc} on the CPU, {rg} on the GPU"
+            );
+        }
+    }
+}

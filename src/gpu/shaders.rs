@@ -78,6 +78,10 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../../shaders/implicit/interval.wgsl"),
     ),
     (
+        "implicit/slope.wgsl",
+        include_str!("../../shaders/implicit/slope.wgsl"),
+    ),
+    (
         "implicit/wall.wgsl",
         include_str!("../../shaders/implicit/wall.wgsl"),
     ),

@@ -191,3 +191,5 @@ pub fn eval_interval(e: &Expr, lo: &[f64], hi: &[f64]) -> Interval {
         }
     }
 }
+
+pub mod slope;

@@ -4,8 +4,10 @@
 //! `N_IMPLICIT_WALLS` and, dispatching on the wall index,
 //! `implicit_wall_value` (f32 value), `implicit_wall_dual` (value, gradient and
 //! Hessian through `shaders/implicit/dual.wgsl`), `implicit_wall_gradient`,
-//! `implicit_wall_hessian` and `implicit_wall_interval` (a range over a box through
-//! `shaders/implicit/interval.wgsl`). Every function mirrors the CPU evaluation of
+//! `implicit_wall_hessian`, `implicit_wall_interval` (a range over a box through
+//! `shaders/implicit/interval.wgsl`) and `implicit_wall_slope` (the ranges of the
+//! value and of the derivative along a direction over a box, through
+//! `shaders/implicit/slope.wgsl`). Every function mirrors the CPU evaluation of
 //! the same [`Expr`] operation for operation.
 
 use super::expr::{Expr, Func};
@@ -76,7 +78,9 @@ fn lib(e: &Expr, prefix: &str, leaf: &dyn Fn(usize) -> String) -> String {
 pub fn generate(walls: &[ImplicitWall]) -> String {
     let mut s = String::new();
     s.push_str("// Generated from the scene's implicit walls (src/implicit/wgsl.rs).\n");
-    s.push_str("// #import implicit/dual.wgsl\n// #import implicit/interval.wgsl\n\n");
+    s.push_str(
+        "// #import implicit/dual.wgsl\n// #import implicit/interval.wgsl\n// #import implicit/slope.wgsl\n\n",
+    );
     let _ = writeln!(s, "const N_IMPLICIT_WALLS: u32 = {}u;\n", walls.len());
     for (i, w) in walls.iter().enumerate() {
         let label = w.label.replace('\n', " ");
@@ -97,6 +101,13 @@ pub fn generate(walls: &[ImplicitWall]) -> String {
         let _ = writeln!(
             s,
             "fn implicit_wall_interval_{i}(lo: vec3<real>, hi: vec3<real>) -> Ival {{\n    return {ival};\n}}\n"
+        );
+        let slope = lib(&w.expr, "slope", &|k| {
+            format!("slope_var(lo.{0}, hi.{0}, p.{0})", var(k))
+        });
+        let _ = writeln!(
+            s,
+            "fn implicit_wall_slope_{i}(lo: vec3<real>, hi: vec3<real>, p: vec3<real>) -> Slope {{\n    return {slope};\n}}\n"
         );
     }
     let dispatch = |name: &str, args: &str, params: &str, ret: &str, default: &str| {
@@ -125,6 +136,13 @@ pub fn generate(walls: &[ImplicitWall]) -> String {
         "lo: vec3<real>, hi: vec3<real>",
         "Ival",
         "Ival(BIG, BIG)",
+    ));
+    s.push_str(&dispatch(
+        "slope",
+        "lo, hi, p",
+        "lo: vec3<real>, hi: vec3<real>, p: vec3<real>",
+        "Slope",
+        "slope_const(BIG)",
     ));
     s.push_str(
         "fn implicit_wall_gradient(w: u32, xi: vec3<real>) -> vec3<real> {\n    return implicit_wall_dual(w, xi).g;\n}\n\n",

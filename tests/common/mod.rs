@@ -241,9 +241,25 @@ pub fn assert_energy_never_rises(stats: &springsim::newton::NewtonStats, label: 
     }
 }
 
+/// Asserts that a step made progress: it did not stall and did not stop at the Newton
+/// iteration cap.
+pub fn assert_progress(rec: &springsim::sim::StepRecord, label: &str) {
+    assert!(
+        rec.stall.is_none() && !rec.newton_capped,
+        "{label} step {}: stalled ({:?}) or at the Newton cap ({}), {} iterations, alpha_min {}, ccd_alpha_min {}",
+        rec.step,
+        rec.stall,
+        rec.newton_capped,
+        rec.newton_iterations,
+        rec.alpha_min,
+        rec.ccd_alpha_min
+    );
+}
+
 /// Steps `scene` on the CPU and GPU backends side by side for `steps` steps, checking
-/// on the GPU after every step: no NaN, accepted Newton iterates never raise E, every
-/// node strictly inside every plane and implicit wall. Returns the largest distance
+/// after every step: no stalled step and no step at the Newton cap on either backend,
+/// and on the GPU no NaN, accepted Newton iterates never raise E, every node strictly
+/// inside every plane and implicit wall. Returns the largest distance
 /// between a node's CPU and GPU positions (m), or `None` when there is no GPU (see
 /// [`gpu_backend`]).
 pub fn gpu_follows_cpu(name: &str, scene: Scene, steps: u64) -> Option<f64> {
@@ -259,10 +275,12 @@ pub fn gpu_follows_cpu(name: &str, scene: Scene, steps: u64) -> Option<f64> {
     let mut gpu = Simulation::new(Box::new(gpu), model.solver.clone());
     let mut worst: f64 = 0.0;
     for step in 1..=steps {
-        cpu.step().unwrap();
+        let rc = cpu.step().unwrap();
         let rec = gpu
             .step()
             .unwrap_or_else(|e| panic!("{name} GPU step {step}: {e}"));
+        assert_progress(&rc, &format!("{name} CPU"));
+        assert_progress(&rec, &format!("{name} GPU"));
         assert_energy_never_rises(&gpu.last_newton, &format!("{name} step {step}"));
         let xg = gpu.backend().positions();
         assert!(xg.iter().all(|c| c.is_finite()), "{name} step {step}: NaN");
