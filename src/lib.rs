@@ -26,5 +26,6 @@ pub mod restitution;
 pub mod run;
 pub mod scene;
 pub mod sim;
+pub mod soak;
 pub mod steps_plots;
 pub mod wall;

@@ -99,6 +99,10 @@ enum Command {
     /// Time a fixed ladder of scenes (25 nodes to ~1M) on the CPU (PCG and direct)
     /// and GPU backends; prints a table and writes bench.csv and bench.json.
     Bench(springsim::bench::cli::BenchArgs),
+    /// Run every bundled scene (or those named) on each backend through its default
+    /// duration, or a horizon past its first contacts, and tabulate stalled,
+    /// unconverged and capped steps, the smallest wall distance and the status.
+    Soak(springsim::soak::SoakArgs),
 }
 
 /// Opens the chosen backend. `auto` takes a hardware GPU when there is one and
@@ -180,6 +184,7 @@ fn main() -> ExitCode {
         Command::Plot(args) => springsim::steps_plots::main(args),
         Command::Render(args) => springsim::render::main(args),
         Command::Bench(args) => springsim::bench::cli::main(args),
+        Command::Soak(args) => springsim::soak::main(args),
         Command::Scenes => {
             for (name, text) in scene::BUNDLED {
                 match scene::parse(text, &format!("bundled:{name}"), name) {
@@ -365,6 +370,7 @@ fn main() -> ExitCode {
                 trajectory,
                 frames,
                 progress: !quiet && std::io::stderr().is_terminal(),
+                stop_after_contact: None,
             };
             springsim::interrupt::install();
             match run(&scene, backend, &opts) {

@@ -201,7 +201,7 @@ pub fn solve<S: NewtonSystem + ?Sized>(
         }
         let alpha_c = sys.ccd_bound();
         stats.ccd_alpha_min = stats.ccd_alpha_min.min(alpha_c);
-        if !(alpha_c > 0.0) {
+        if alpha_c.is_nan() || alpha_c <= 0.0 {
             // As below: a direction within the tolerance that cannot be applied is
             // the course's convergence, not a stall.
             stats.converged = within_tolerance;

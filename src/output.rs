@@ -165,7 +165,7 @@ pub fn write_vtk_frame(path: &Path, model: &Model, x: &[f64], time: f64) -> Resu
 }
 
 /// The run's `summary.json`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Summary {
     /// Scene name.
     pub scene: String,

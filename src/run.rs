@@ -20,6 +20,9 @@ pub struct RunOptions {
     pub frames: Option<u64>,
     /// Show a progress bar on stderr.
     pub progress: bool,
+    /// End the run this many steps after its first contact (a node within d̂ of a
+    /// wall), if that comes before `steps`: a horizon that includes the contacts.
+    pub stop_after_contact: Option<u64>,
 }
 
 /// Consecutive stalled steps after which a run stops: the simulation is frozen.
@@ -135,6 +138,11 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
                 summary.first_stall.as_deref().unwrap_or("")
             ));
             break;
+        }
+        if let (Some(k), Some(c)) = (opts.stop_after_contact, summary.first_contact_step) {
+            if rec.step >= c + k {
+                break;
+            }
         }
         if last_write.elapsed().as_secs_f64() >= SUMMARY_INTERVAL_S {
             summary.wall_clock_seconds = stepping;

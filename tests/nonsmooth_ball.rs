@@ -88,6 +88,7 @@ fn bundled_scene_reproduces_the_seed_run() {
         trajectory: false,
         frames: None,
         progress: false,
+        stop_after_contact: None,
     };
     assert_eq!(opts.steps, 1000);
     let summary = springsim::run::run(

@@ -1,0 +1,274 @@
+//! `springsim soak`: every bundled scene through its default duration (or a horizon
+//! that includes its first contacts) on each backend, with the figures that tell a
+//! trustworthy run from a frozen or wrong one: stalled, unconverged,
+//! resolution-limited and capped steps, the smallest wall distance, the status.
+
+use crate::backend::cpu::CpuBackend;
+use crate::backend::gpu::GpuBackend;
+use crate::backend::Backend;
+use crate::output::Summary;
+use crate::run::{run, RunOptions};
+use crate::scene::{self, Scene};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Arguments of `springsim soak`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct SoakArgs {
+    /// Backends, comma-separated: cpu, gpu (gpu takes any adapter, software ones such
+    /// as lavapipe included). Default: both.
+    #[arg(long, value_name = "LIST", default_value = "cpu,gpu")]
+    pub backends: String,
+    /// Bundled scenes to run, comma-separated (default: all).
+    #[arg(long, value_name = "LIST")]
+    pub scenes: Option<String>,
+    /// End each run this many steps after its first contact (CI's shortened horizon,
+    /// which still includes the contacts); default: the scene's full duration.
+    #[arg(long, value_name = "STEPS")]
+    pub after_contact: Option<u64>,
+    /// At most this many steps per run.
+    #[arg(long, value_name = "STEPS")]
+    pub max_steps: Option<u64>,
+    /// Skip runs of scenes with more nodes than this on the given backend, as
+    /// `gpu=5000` (lavapipe takes tens of seconds per step of the 66k-node square).
+    #[arg(long, value_name = "BACKEND=NODES")]
+    pub max_nodes: Vec<String>,
+    /// Output folder: soak.csv, soak.md and each run's outputs under runs/.
+    #[arg(long, default_value = "out/soak")]
+    pub out: PathBuf,
+}
+
+/// One row of the soak table.
+struct Row {
+    scene: String,
+    backend: &'static str,
+    summary: Option<Summary>,
+    note: String,
+    wall_s: f64,
+}
+
+const HEADER: &str = "scene,backend,status,steps,newton,cg,stalled,unconverged,resolution_limited,capped,first_contact_step,min_wall_distance,wall_s,note";
+
+impl Row {
+    fn csv(&self) -> String {
+        match &self.summary {
+            Some(s) => format!(
+                "{},{},{},{},{},{},{},{},{},{},{},{:e},{:.2},{}",
+                self.scene,
+                self.backend,
+                s.status,
+                s.steps,
+                s.newton_iterations,
+                s.cg_iterations,
+                s.stalled_steps,
+                s.unconverged_steps,
+                s.resolution_limited_steps,
+                s.capped_steps,
+                s.first_contact_step
+                    .map_or(String::new(), |c| c.to_string()),
+                s.min_wall_distance,
+                self.wall_s,
+                self.note.replace(',', ";")
+            ),
+            None => format!(
+                "{},{},skipped,,,,,,,,,,,{}",
+                self.scene,
+                self.backend,
+                self.note.replace(',', ";")
+            ),
+        }
+    }
+
+    fn markdown(&self) -> String {
+        self.csv().replace(',', " | ")
+    }
+
+    fn ok(&self) -> bool {
+        self.summary
+            .as_ref()
+            .is_none_or(|s| s.status == "completed")
+    }
+}
+
+fn backend_for(name: &str, scene: &Scene) -> Result<Box<dyn Backend>, String> {
+    match name {
+        "cpu" => Ok(Box::new(
+            CpuBackend::new(scene.model.clone()).with_linear_solver(scene.linear_solver),
+        )),
+        _ => GpuBackend::new(scene.model.clone()).map(|g| Box::new(g) as Box<dyn Backend>),
+    }
+}
+
+fn parse_list(list: &str, what: &str) -> Result<Vec<String>, String> {
+    let v: Vec<String> = list
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if v.is_empty() {
+        return Err(format!("{what}: give at least one name"));
+    }
+    Ok(v)
+}
+
+/// Runs `springsim soak`: a row per scene and backend on stdout as it goes, then
+/// `soak.csv` and `soak.md`; exits 3 when any run did not complete cleanly.
+pub fn main(args: SoakArgs) -> ExitCode {
+    match soak(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => {
+            eprintln!("error: some runs stalled or failed (see the status column)");
+            ExitCode::from(3)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn soak(args: &SoakArgs) -> Result<bool, String> {
+    let backends = parse_list(&args.backends, "--backends")?;
+    let backends: Vec<&'static str> = backends
+        .iter()
+        .map(|b| match b.as_str() {
+            "cpu" => Ok("cpu"),
+            "gpu" => Ok("gpu"),
+            other => Err(format!("--backends: unknown backend `{other}` (cpu, gpu)")),
+        })
+        .collect::<Result<_, _>>()?;
+    let mut max_nodes = [("cpu", usize::MAX), ("gpu", usize::MAX)];
+    for m in &args.max_nodes {
+        let (b, n) = m
+            .split_once('=')
+            .ok_or_else(|| format!("--max-nodes {m}: expected BACKEND=NODES"))?;
+        let n: usize = n
+            .parse()
+            .map_err(|_| format!("--max-nodes {m}: `{n}` is not a whole number"))?;
+        let slot = max_nodes
+            .iter_mut()
+            .find(|(name, _)| *name == b)
+            .ok_or_else(|| format!("--max-nodes {m}: unknown backend `{b}` (cpu, gpu)"))?;
+        slot.1 = n;
+    }
+    let names: Vec<String> = match &args.scenes {
+        Some(list) => parse_list(list, "--scenes")?,
+        None => scene::BUNDLED.iter().map(|(n, _)| n.to_string()).collect(),
+    };
+    let scenes: Vec<Scene> = names
+        .iter()
+        .map(|n| scene::load(n).map_err(|e| e.to_string()))
+        .collect::<Result<_, _>>()?;
+    std::fs::create_dir_all(&args.out).map_err(|e| crate::output::io_error(&args.out, e))?;
+    crate::interrupt::install();
+    println!("{}", HEADER.replace(',', " | "));
+    let mut rows = Vec::new();
+    let mut devices: Vec<(&'static str, String)> = Vec::new();
+    for sc in &scenes {
+        for &b in &backends {
+            if crate::interrupt::requested() {
+                break;
+            }
+            let limit = max_nodes
+                .iter()
+                .find(|(n, _)| *n == b)
+                .map_or(usize::MAX, |m| m.1);
+            let nodes = sc.model.num_nodes();
+            let skip = if sc.nonsmooth.is_some() && b == "gpu" {
+                Some("nonsmooth contact runs on the CPU only".to_string())
+            } else if nodes > limit {
+                Some(format!("{nodes} nodes > --max-nodes {b}={limit}"))
+            } else {
+                None
+            };
+            let row = match skip {
+                Some(note) => Row {
+                    scene: sc.name.clone(),
+                    backend: b,
+                    summary: None,
+                    note,
+                    wall_s: 0.0,
+                },
+                None => run_one(sc, b, args)?,
+            };
+            if let Some(s) = &row.summary {
+                if !devices.iter().any(|(n, _)| *n == b) {
+                    devices.push((b, s.device.clone()));
+                }
+            }
+            println!("{}", row.markdown());
+            rows.push(row);
+        }
+    }
+    let mut csv = String::from(HEADER);
+    csv.push('\n');
+    for r in &rows {
+        csv.push_str(&r.csv());
+        csv.push('\n');
+    }
+    crate::output::write_atomically(&args.out.join("soak.csv"), csv.as_bytes())?;
+    let mut md = String::new();
+    let command: Vec<String> = std::env::args().collect();
+    let _ = writeln!(md, "Command: `{}`  ", command.join(" "));
+    for (b, d) in &devices {
+        let _ = writeln!(md, "Device of the {b} rows: {d}  ");
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let _ = writeln!(md, "Date: {} UTC\n", crate::bench::table::utc_string(now));
+    let _ = writeln!(md, "| {} |", HEADER.replace(',', " | "));
+    let _ = writeln!(md, "|{}", "---|".repeat(HEADER.split(',').count()));
+    for r in &rows {
+        let _ = writeln!(md, "| {} |", r.markdown());
+    }
+    crate::output::write_atomically(&args.out.join("soak.md"), md.as_bytes())?;
+    Ok(rows.iter().all(Row::ok))
+}
+
+fn run_one(sc: &Scene, b: &'static str, args: &SoakArgs) -> Result<Row, String> {
+    let steps = sc.default_steps.unwrap_or(100);
+    let steps = args.max_steps.map_or(steps, |m| steps.min(m));
+    let out_dir = args.out.join("runs").join(format!("{}-{b}", sc.name));
+    let backend = match backend_for(b, sc) {
+        Ok(be) => be,
+        Err(e) => {
+            return Ok(Row {
+                scene: sc.name.clone(),
+                backend: b,
+                summary: None,
+                note: format!("no backend: {}", e.lines().next().unwrap_or("")),
+                wall_s: 0.0,
+            })
+        }
+    };
+    let opts = RunOptions {
+        steps,
+        out_dir,
+        trajectory: false,
+        frames: None,
+        progress: false,
+        stop_after_contact: args.after_contact,
+    };
+    let t0 = Instant::now();
+    let result = run(sc, backend, &opts);
+    let wall_s = t0.elapsed().as_secs_f64();
+    let summary_path = opts.out_dir.join("summary.json");
+    let text = std::fs::read_to_string(&summary_path)
+        .map_err(|e| crate::output::io_error(&summary_path, e))?;
+    let summary: Summary =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", summary_path.display()))?;
+    let note = match (&result, &summary.error) {
+        (Err(e), _) | (Ok(_), Some(e)) => e.clone(),
+        _ => String::new(),
+    };
+    Ok(Row {
+        scene: sc.name.clone(),
+        backend: b,
+        summary: Some(summary),
+        note,
+        wall_s,
+    })
+}

@@ -1,0 +1,252 @@
+//! A run says whether it can be trusted: stalled steps, frozen runs, interruptions
+//! and a body at rest that must fall, through the `springsim run` binary and its
+//! `summary.json`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn springsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_springsim"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("springsim_{name}_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn summary(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// A particle moving sideways next to a wall whose CCD bound cannot be resolved:
+/// `1 + √(x − x + 1e-20)` is 1 at every point, but over any box of positive width the
+/// square root's argument reaches below 0, so neither the interval nor the slope of W
+/// bounds it and every step's CCD bound is 0.
+const UNBOUNDABLE_WALL: &str = r#"
+name = "unboundable"
+dimension = 2
+[solver]
+dt = 0.01
+[contact]
+dhat = 0.01
+kappa = 1e4
+[[walls]]
+type = "implicit"
+expression = "1 + sqrt(x - x + 1e-20)"
+inside = "positive"
+[[bodies]]
+generator = "particle"
+mass = 1.0
+center = [0.0, 0.0]
+velocity = [1.0, 0.0]
+"#;
+
+fn write_scene(dir: &Path, text: &str) -> String {
+    let path = dir.join("scene.toml");
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_run_with_stalled_steps_says_so_and_exits_3() {
+    let dir = temp("stalled");
+    let scene = write_scene(&dir, UNBOUNDABLE_WALL);
+    let out = dir.join("out");
+    let out_dir = out.clone();
+    let o = springsim(&[
+        "run",
+        &scene,
+        "--backend",
+        "cpu",
+        "--steps",
+        "5",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("stalled") && stderr.contains("ccd_zero"),
+        "{stderr}"
+    );
+    let s = summary(&out_dir);
+    assert_eq!(s["status"], "stalled");
+    assert_eq!(s["stalled_steps"], 5);
+    assert_eq!(s["first_stalled_step"], 1);
+    assert!(s["first_stall"].as_str().unwrap().starts_with("ccd_zero"));
+    // Each stalled step ended at once: no Newton iteration was taken.
+    assert_eq!(s["newton_iterations"], 0);
+    let steps = std::fs::read_to_string(out_dir.join("steps.csv")).unwrap();
+    assert_eq!(
+        steps.lines().filter(|l| l.contains(",ccd_zero,")).count(),
+        5
+    );
+
+    // --allow-stalled exits 0, and the summary still says stalled.
+    let o = springsim(&[
+        "run",
+        &scene,
+        "--backend",
+        "cpu",
+        "--steps",
+        "5",
+        "--out",
+        out.to_str().unwrap(),
+        "--allow-stalled",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(summary(&out_dir)["status"], "stalled");
+}
+
+#[test]
+fn a_frozen_run_stops_after_100_stalled_steps() {
+    let dir = temp("frozen");
+    let scene = write_scene(&dir, UNBOUNDABLE_WALL);
+    let out = dir.join("out");
+    let o = springsim(&[
+        "run",
+        &scene,
+        "--backend",
+        "cpu",
+        "--steps",
+        "1000",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let s = summary(&out);
+    assert_eq!(s["status"], "failed");
+    assert_eq!(s["steps"], 100);
+    assert!(s["error"].as_str().unwrap().contains("frozen"), "{s}");
+}
+
+#[test]
+fn ctrl_c_stops_the_run_and_keeps_its_summary() {
+    let dir = temp("interrupt");
+    let out = dir.join("out");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_springsim"))
+        .args([
+            "run",
+            "circle_balls",
+            "--backend",
+            "cpu",
+            "--steps",
+            "10000000",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until it has taken some steps.
+    let t0 = std::time::Instant::now();
+    loop {
+        let rows = std::fs::read_to_string(out.join("steps.csv"))
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
+        if rows > 50 {
+            break;
+        }
+        assert!(t0.elapsed().as_secs() < 60, "the run did not start");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // The summary exists while it runs.
+    assert_eq!(summary(&out)["status"], "running");
+    // SAFETY: sending a signal to our own child process.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let s = summary(&out);
+    assert_eq!(s["status"], "interrupted");
+    let steps = std::fs::read_to_string(out.join("steps.csv")).unwrap();
+    assert_eq!(
+        steps.lines().count() as u64 - 1,
+        s["steps"].as_u64().unwrap()
+    );
+}
+
+#[test]
+fn a_killed_run_leaves_a_header_and_a_summary() {
+    // Killed (SIGKILL, no handler) as soon as its summary appears, before or just after
+    // its first steps: steps.csv already holds its header (it was once left empty).
+    let dir = temp("early");
+    let out = dir.join("out");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_springsim"))
+        .args([
+            "run",
+            "circle_balls",
+            "--backend",
+            "cpu",
+            "--steps",
+            "10000000",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while !out.join("summary.json").exists() {
+        assert!(t0.elapsed().as_secs() < 60, "the run did not start");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let steps = std::fs::read_to_string(out.join("steps.csv")).unwrap();
+    assert!(steps.starts_with("step,time,"), "{steps:?}");
+    assert!(summary(&out)["status"].is_string());
+}
+
+/// Issue 12, defect 2: with dt = 1e-3 the square's first direction meets the tolerance
+/// (|g| h = 9.8e-3 m/s < 1e-2 m/s); the course's rule never applies it, so the square
+/// floats, while the default applies it and the square falls as ½ g t².
+#[test]
+fn a_body_at_rest_falls_with_a_small_time_step() {
+    let base = springsim::scene::BUNDLED
+        .iter()
+        .find(|(n, _)| *n == "square_drop")
+        .unwrap()
+        .1
+        .replace("dt = 0.01", "dt = 0.001");
+    for (rule, expect_fall) in [("min_newton_iterations = 0", false), ("", true)] {
+        let text = base.replace("min_newton_iterations = 0", rule);
+        let sc = springsim::scene::parse(&text, "square.toml", "square").unwrap();
+        let model = sc.model.clone();
+        let mut sim = springsim::sim::Simulation::new(
+            Box::new(springsim::backend::cpu::CpuBackend::new(model.clone())),
+            model.solver.clone(),
+        );
+        let y0: f64 = sim
+            .backend()
+            .positions()
+            .chunks(2)
+            .map(|p| p[1])
+            .sum::<f64>()
+            / 25.0;
+        for _ in 0..100 {
+            let rec = sim.step().unwrap();
+            assert!(rec.stall.is_none());
+        }
+        let y: f64 = sim
+            .backend()
+            .positions()
+            .chunks(2)
+            .map(|p| p[1])
+            .sum::<f64>()
+            / 25.0;
+        let fall = y0 - y;
+        // ½ g t² at t = 0.1 s is 4.9 cm; implicit Euler lags by about g h t.
+        if expect_fall {
+            assert!((fall - 0.049).abs() < 0.002, "default rule: fell {fall} m");
+        } else {
+            assert!(fall.abs() < 1e-12, "course rule: moved {fall} m");
+        }
+    }
+}
