@@ -169,6 +169,29 @@ fn quiet_vulkan_loader() {
     }
 }
 
+/// `--out PATH` must be a folder or creatable as one: the error when `path` (or the
+/// first part of it that exists) is a file.
+fn out_dir_error(path: &std::path::Path) -> Option<String> {
+    let existing = path.ancestors().find(|a| a.exists())?;
+    (!existing.is_dir()).then(|| {
+        if existing == path {
+            format!("--out {}: is a file, not a folder", path.display())
+        } else {
+            format!(
+                "--out {}: {} is a file, not a folder",
+                path.display(),
+                existing.display()
+            )
+        }
+    })
+}
+
+/// Most worker threads `--threads` may ask for: 4 × the cores, at most 1024.
+fn max_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (4 * cores).min(1024)
+}
+
 fn main() -> ExitCode {
     // Die quietly when stdout is a closed pipe (`springsim scenes | head`), as Unix
     // tools do, instead of panicking on the failed write.
@@ -213,14 +236,19 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let steps = match steps {
-                Some(0) => {
-                    eprintln!("error: --steps must be at least 1");
+            let steps = match scene.run_steps(steps, None) {
+                Ok(n) => n,
+                Err(e) => {
+                    eprintln!("error: {e}");
                     return ExitCode::from(2);
                 }
-                Some(n) => n,
-                None => scene.default_steps.unwrap_or(100),
             };
+            let out_dir =
+                out.unwrap_or_else(|| PathBuf::from("out").join(format!("{}-compare", scene.name)));
+            if let Some(e) = out_dir_error(&out_dir) {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
             if scene.nonsmooth.is_some() {
                 eprintln!("error: compare runs the IPC model on both backends; scene `{}` uses contact.model = \"nonsmooth\" (CPU only)", scene.name);
                 return ExitCode::from(2);
@@ -233,8 +261,6 @@ fn main() -> ExitCode {
                 }
             };
             let cpu = CpuBackend::new(scene.model.clone());
-            let out_dir =
-                out.unwrap_or_else(|| PathBuf::from("out").join(format!("{}-compare", scene.name)));
             let bar = (!quiet && std::io::stderr().is_terminal())
                 .then(|| springsim::run::progress_bar(steps));
             let result = springsim::compare::compare(
@@ -323,6 +349,13 @@ fn main() -> ExitCode {
                 }
             };
             if let Some(t) = threads {
+                if t == 0 || t > max_threads() {
+                    eprintln!(
+                        "error: --threads {t}: must be between 1 and {} (4 × the cores, at most 1024)",
+                        max_threads()
+                    );
+                    return ExitCode::from(2);
+                }
                 if let Err(e) = rayon::ThreadPoolBuilder::new()
                     .num_threads(t)
                     .build_global()
@@ -331,21 +364,18 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             }
-            let steps = match (steps, duration) {
-                (Some(0), _) => {
-                    eprintln!("error: --steps must be at least 1");
+            let steps = match scene.run_steps(steps, duration) {
+                Ok(n) => n,
+                Err(e) => {
+                    eprintln!("error: {e}");
                     return ExitCode::from(2);
                 }
-                (Some(n), _) => n,
-                (None, Some(t)) if t.is_finite() && t > 0.0 => {
-                    (t / scene.model.solver.dt).ceil() as u64
-                }
-                (None, Some(t)) => {
-                    eprintln!("error: --duration must be a positive number of seconds, got {t}");
-                    return ExitCode::from(2);
-                }
-                (None, None) => scene.default_steps.unwrap_or(100),
             };
+            let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
+            if let Some(e) = out_dir_error(&out_dir) {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
             let backend = if scene.nonsmooth.is_some() {
                 // Seed 002's nonsmooth scheme steps particles on the host; it has no GPU twin.
                 if backend == BackendChoice::Gpu {
@@ -363,7 +393,6 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
             let opts = RunOptions {
                 steps,
                 out_dir: out_dir.clone(),

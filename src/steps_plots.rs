@@ -28,6 +28,9 @@ pub struct Columns {
     pub data: HashMap<String, Vec<f64>>,
     /// Data rows read.
     pub rows: usize,
+    /// A one-line warning when the last line was cut off (no newline: a run that was
+    /// killed or ran out of disk) and was left out.
+    pub warning: Option<String>,
 }
 
 impl Columns {
@@ -41,9 +44,22 @@ impl Columns {
 }
 
 /// Reads a comma-separated file with a header line; every field must be a number
-/// (`NaN` and `inf` included). Errors name the file, the line and the column.
+/// (`NaN` and `inf` included). Errors name the file, the line and the column. A last
+/// line without its newline (cut off) is left out with a warning in [`Columns`].
 pub fn read_csv(path: &Path) -> Result<Columns, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut warning = None;
+    let text = match text.rfind('\n') {
+        Some(end) if end + 1 < text.len() => {
+            warning = Some(format!(
+                "{}:{}: the last line is cut off (no newline; the run was cut short?) and is left out",
+                path.display(),
+                text.matches('\n').count() + 1
+            ));
+            &text[..end + 1]
+        }
+        _ => &text[..],
+    };
     let mut lines = text.lines();
     let header: Vec<String> = lines
         .next()
@@ -83,16 +99,41 @@ pub fn read_csv(path: &Path) -> Result<Columns, String> {
     Ok(Columns {
         data: header.into_iter().zip(cols).collect(),
         rows,
+        warning,
     })
 }
 
-/// Draws the plots of `dir/steps.csv` into `dir`; returns their paths.
-pub fn plot_steps(dir: &Path) -> Result<Vec<PathBuf>, String> {
+/// Reads and checks `dir/steps.csv` (every column the plots need present).
+pub fn read_steps(dir: &Path) -> Result<Columns, String> {
     let path = dir.join("steps.csv");
     let c = read_csv(&path)?;
     if c.rows == 0 {
         return Err(format!("{}: no steps to plot", path.display()));
     }
+    for col in [
+        "time",
+        "kinetic",
+        "gravity",
+        "elastic",
+        "barrier",
+        "total",
+        "newton_iterations",
+        "cg_iterations",
+        "min_wall_distance",
+    ] {
+        c.get(&path, col)?;
+    }
+    Ok(c)
+}
+
+/// Draws the plots of `dir/steps.csv` into `dir`; returns their paths.
+pub fn plot_steps(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    draw_steps(dir, &read_steps(dir)?)
+}
+
+/// Draws the plots of the columns `c` read by [`read_steps`] into `dir`; returns their paths.
+pub fn draw_steps(dir: &Path, c: &Columns) -> Result<Vec<PathBuf>, String> {
+    let path = dir.join("steps.csv");
     let t = c.get(&path, "time")?;
     // The scene's name from summary.json where there is one, else the folder's.
     let name = std::fs::read_to_string(dir.join("summary.json"))
@@ -152,9 +193,21 @@ pub fn plot_steps(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(paths)
 }
 
-/// Runs the command; an error goes to stderr with exit status 1.
+/// Runs the command: exit status 2 with one error line when steps.csv is missing or
+/// damaged, 1 when a plot cannot be written; a cut-off last line is left out with a
+/// warning (unless `--quiet`).
 pub fn main(args: PlotArgs) -> ExitCode {
-    match plot_steps(&args.dir) {
+    let columns = match read_steps(&args.dir) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {}", crate::scene::error::one_line(&e));
+            return ExitCode::from(2);
+        }
+    };
+    if let (Some(w), false) = (&columns.warning, args.quiet) {
+        eprintln!("warning: {w}");
+    }
+    match draw_steps(&args.dir, &columns) {
         Ok(paths) => {
             if !args.quiet {
                 let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
@@ -163,7 +216,7 @@ pub fn main(args: PlotArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", crate::scene::error::one_line(&e));
             ExitCode::from(1)
         }
     }

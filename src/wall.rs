@@ -24,13 +24,16 @@ impl PlaneWall {
         if origin.len() != normal.len() {
             return None;
         }
-        let len = normal.iter().map(|c| c * c).sum::<f64>().sqrt();
-        if !(len > 0.0 && len.is_finite()) {
+        // Scale by the largest component first: |n|² of [1e308, 1] overflows to inf
+        // and that of [1e-170, 0] underflows to 0.
+        let big = normal.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+        if !(big > 0.0 && big.is_finite()) || normal.iter().any(|c| !c.is_finite()) {
             return None;
         }
+        let len = normal.iter().map(|c| (c / big).powi(2)).sum::<f64>().sqrt();
         Some(Self {
             origin: origin.to_vec(),
-            normal: normal.iter().map(|c| c / len).collect(),
+            normal: normal.iter().map(|c| c / big / len).collect(),
         })
     }
 

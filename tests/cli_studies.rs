@@ -147,10 +147,30 @@ fn plot_turns_steps_csv_into_pngs() {
     std::fs::write(&steps, lines.join("\n")).unwrap();
     let out = springsim(&["plot", dir.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("steps.csv:4: column `kinetic`"), "{stderr}");
     let missing = springsim(&["plot", dir.join("nope").to_str().unwrap()]);
-    assert_eq!(missing.status.code(), Some(1));
+    assert_eq!(missing.status.code(), Some(2));
+    // A wrong number of fields in a middle row is an error too.
+    let mut short = text.lines().map(String::from).collect::<Vec<_>>();
+    short[5] = short[5].split(',').skip(1).collect::<Vec<_>>().join(",");
+    std::fs::write(&steps, short.join("\n") + "\n").unwrap();
+    let out = springsim(&["plot", dir.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("steps.csv:6: "), "{stderr}");
+    // A last row cut off by a killed run (no newline) is left out with a warning.
+    std::fs::write(&steps, &text[..text.len() - 7]).unwrap();
+    let out = springsim(&["plot", dir.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("warning: ")
+            && stderr.contains("steps.csv:301: the last line is cut off"),
+        "{stderr}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

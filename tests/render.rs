@@ -178,3 +178,127 @@ fn container_run_renders_gif_and_stills() {
     assert!(String::from_utf8_lossy(&missing.stderr).contains("summary.json"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Issue 12, defect 6: a damaged trajectory.csv never panics `springsim render`. An
+/// incomplete last step (a killed run, a full disk) is left out with one warning line
+/// and the complete steps are rendered; a duplicate or missing node row, an
+/// out-of-range node, a field that is not a number or a wrong number of fields is one
+/// error line naming the file and the line, exit status 2.
+#[test]
+fn damaged_trajectories_are_rendered_or_refused_in_one_line() {
+    let bin = env!("CARGO_BIN_EXE_springsim");
+    let dir = std::env::temp_dir().join(format!("springsim_render_bad_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let status = std::process::Command::new(bin)
+        .args(["run", "square_drop", "--backend", "cpu", "--steps", "3"])
+        .args(["--trajectory", "--quiet", "--out"])
+        .arg(&dir)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let path = dir.join("trajectory.csv");
+    let good = std::fs::read_to_string(&path).unwrap();
+    // Header, then steps 0..=3 of 25 nodes: step s, node i is on line 2 + 25 s + i.
+    let lines: Vec<&str> = good.lines().collect();
+    assert_eq!(lines.len(), 1 + 4 * 25);
+    assert!(lines[29].starts_with("1,3,"), "{}", lines[29]);
+    let render = |text: &str| {
+        std::fs::write(&path, text).unwrap();
+        let out = std::process::Command::new(bin)
+            .args(["render", dir.to_str().unwrap(), "--frame-time", "0.01"])
+            .args(["--size", "64", "--stills", "1"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), stderr)
+    };
+    let join = |ls: &[&str]| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let gif_frames = || decode_frames(&std::fs::read(dir.join("animation.gif")).unwrap()).len();
+
+    let (code, stderr) = render(&good);
+    assert_eq!((code, stderr.as_str()), (Some(0), ""));
+    assert_eq!(gif_frames(), 4);
+    // Cut in the middle of the last line, and three whole rows short.
+    for (text, rows) in [
+        (
+            &good[..good.len() - 5],
+            "24 of 25 node rows, then a cut-off line",
+        ),
+        (&join(&lines[..lines.len() - 3])[..], "22 of 25 node rows;"),
+    ] {
+        let (code, stderr) = render(text);
+        assert_eq!(code, Some(0), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with("warning: ")
+                && stderr.contains("trajectory.csv: the last step (3) is incomplete")
+                && stderr.contains(rows),
+            "{stderr}"
+        );
+        assert_eq!(gif_frames(), 3, "steps 0, 1 and 2");
+    }
+    let edit = |f: &dyn Fn(&mut Vec<String>)| {
+        let mut ls: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        f(&mut ls);
+        ls.iter().map(|l| format!("{l}\n")).collect::<String>()
+    };
+    for (text, message) in [
+        (
+            edit(&|ls| ls.insert(30, ls[29].clone())),
+            "trajectory.csv:31: duplicate row for node 3 of step 1",
+        ),
+        (
+            edit(&|ls| ls[29] = ls[29].replacen("1,3,", "1,999,", 1)),
+            "trajectory.csv:30: node index 999 is out of range: the scene has 25 nodes",
+        ),
+        (
+            edit(&|ls| ls[29] = ls[29].replacen("1,3,", "1,3,abc", 1)),
+            "trajectory.csv:30: coordinate x `abc",
+        ),
+        (
+            edit(&|ls| ls[29] = "1,3,0.5".into()),
+            "trajectory.csv:30: expected 4 fields (step, node and 2 coordinates), got 3",
+        ),
+        (
+            edit(&|ls| {
+                ls.remove(29);
+            }),
+            "trajectory.csv:30: node 3 of step 1 is missing",
+        ),
+        (
+            edit(&|ls| ls.truncate(40)),
+            "trajectory.csv: the last step (1) is incomplete",
+        ),
+        (edit(&|ls| ls.retain(|l| !l.starts_with("1,"))), ""),
+        (
+            edit(&|ls| ls.swap(27, 52)),
+            "trajectory.csv:28: step 1 ends after 1 of its 25 node rows (node 1 is missing)",
+        ),
+        (
+            edit(&|ls| ls[27] = ls[27].replacen("1,1,", "0,1,", 1)),
+            "trajectory.csv:28: step 0 after step 1: steps must increase",
+        ),
+    ] {
+        let (code, stderr) = render(&text);
+        if message.is_empty() {
+            // A step left out entirely is not damage: steps 0, 2, 3 render.
+            assert_eq!(code, Some(0), "{stderr}");
+            assert_eq!(gif_frames(), 3);
+            continue;
+        }
+        if message.contains("is incomplete") {
+            // Only steps 0 and 1 (cut short) are there: step 0 renders.
+            assert_eq!(code, Some(0), "{stderr}");
+            assert!(stderr.contains(message), "{stderr}");
+            assert_eq!(gif_frames(), 1);
+            continue;
+        }
+        assert_eq!(code, Some(2), "{message}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with("error: ") && stderr.contains(message),
+            "expected `{message}`: {stderr}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -25,18 +25,21 @@ impl Axis {
         if !(lo.is_finite() && hi.is_finite()) {
             (lo, hi) = (0.0, 1.0);
         }
-        if hi - lo <= 1e-12 * lo.abs().max(hi.abs()).max(1e-300) {
+        // Halves and eighths, not differences, so that data near ±f64::MAX (a run
+        // that blew up) give a finite span instead of inf and ~2⁶³ ticks.
+        if hi / 2.0 - lo / 2.0 <= 0.5e-12 * lo.abs().max(hi.abs()).max(1e-300) {
             let pad = if lo == 0.0 { 1.0 } else { 0.1 * lo.abs() };
-            lo -= pad;
-            hi += pad;
+            lo = (lo - pad).max(f64::MIN);
+            hi = (hi + pad).min(f64::MAX);
         }
-        let step = nice_step((hi - lo) / 8.0);
-        let lo = (lo / step).floor() * step;
-        let hi = (hi / step).ceil() * step;
-        let n = ((hi - lo) / step).round() as i64;
+        let step = nice_step(hi / 8.0 - lo / 8.0);
+        let lo = ((lo / step).floor() * step).max(f64::MIN);
+        let hi = ((hi / step).ceil() * step).min(f64::MAX);
+        let n = (hi / step - lo / step).round().min(100.0) as i64;
         let ticks = (0..=n)
-            .map(|k| {
-                let v = lo + k as f64 * step;
+            .map(|k| lo + k as f64 * step)
+            .filter(|v| v.is_finite())
+            .map(|v| {
                 let v = if v.abs() < 1e-9 * step { 0.0 } else { v };
                 (v, tick_label(v, step))
             })
@@ -117,7 +120,7 @@ pub fn tick_label(v: f64, step: f64) -> String {
         format!("{v:.decimals$}")
     } else {
         let exp = v.abs().log10().floor() as i32;
-        let digits = (exp as f64 - step.log10().floor()).max(0.0) as usize;
+        let digits = (exp as f64 - step.log10().floor()).clamp(0.0, 12.0) as usize;
         let m = v / 10f64.powi(exp);
         let s = format!("{m:.digits$}");
         format!("{s}e{exp}")
@@ -175,6 +178,21 @@ mod tests {
         assert!(b.ticks.iter().any(|t| t.1 == "0"));
         let c = Axis::fit(5.0, 5.0, false);
         assert!(c.lo < 5.0 && c.hi > 5.0);
+    }
+
+    #[test]
+    fn huge_data_give_a_few_finite_ticks() {
+        for (lo, hi) in [
+            (-f64::MAX, f64::MAX),
+            (f64::MAX, f64::MAX),
+            (-f64::MAX, -f64::MAX),
+            (-1e308, 1e300),
+        ] {
+            let a = Axis::fit(lo, hi, false);
+            assert!(a.lo.is_finite() && a.hi.is_finite(), "{lo} {hi}: {a:?}");
+            assert!(a.lo <= lo && a.hi >= hi, "{lo} {hi}: {a:?}");
+            assert!((2..=20).contains(&a.ticks.len()), "{lo} {hi}: {a:?}");
+        }
     }
 
     #[test]

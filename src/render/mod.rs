@@ -60,47 +60,193 @@ fn palette() -> Vec<Rgb> {
 /// One frame's positions: `(step, nodes × dim coordinates)`.
 pub type Frame = (u64, Vec<f64>);
 
-/// Reads `trajectory.csv` (`step,node,x,y[,z]`), keeping the steps `keep` accepts.
+/// The complete steps read from a `trajectory.csv`, and what was left out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trajectory {
+    /// The kept steps, each with every node's position, in step order.
+    pub frames: Vec<Frame>,
+    /// A one-line warning when the last step was incomplete (a run that was killed or
+    /// ran out of disk) and was left out; `None` when every step was complete.
+    pub warning: Option<String>,
+}
+
+/// Reads `trajectory.csv` (`step,node,x,y[,z]`, every step's `nodes` rows in node
+/// order, steps increasing), keeping the complete steps that `keep` accepts.
+///
+/// An incomplete last step (fewer rows than nodes, or a last line cut off without its
+/// newline) is left out with a warning. Anything else that is wrong is an error of
+/// one line naming the file, the line and the reason: a wrong number of fields, a
+/// field that is not a number, a node index out of range, a duplicate or missing
+/// node row, a step that does not increase, an incomplete step that is not the last.
 pub fn read_trajectory(
     path: &Path,
     dim: usize,
+    nodes: usize,
     keep: impl Fn(u64) -> bool,
-) -> Result<Vec<Frame>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+) -> Result<Trajectory, String> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).map_err(|e| {
         format!(
             "{}: {e} (run the scene with --trajectory first)",
             path.display()
         )
     })?;
+    let mut input = std::io::BufReader::new(file);
+    let at = |ln: usize, why: String| format!("{}:{ln}: {why}", path.display());
+    /// The step being read: its number, the rows seen, its positions when kept.
+    struct Step {
+        step: u64,
+        rows: usize,
+        pos: Option<Vec<f64>>,
+    }
     let mut frames: Vec<Frame> = Vec::new();
-    for (ln, line) in text.lines().enumerate().skip(1) {
-        let f: Vec<&str> = line.split(',').collect();
-        if f.len() != 2 + dim {
-            return Err(format!(
-                "{}:{}: expected {} fields (step, node and {dim} coordinates), got {}",
-                path.display(),
-                ln + 1,
-                2 + dim,
-                f.len()
-            ));
+    let mut cur: Option<Step> = None;
+    let mut cut_off = false;
+    let mut buf = Vec::new();
+    let mut ln = 0;
+    loop {
+        buf.clear();
+        let n = input
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| at(ln + 1, e.to_string()))?;
+        if n == 0 {
+            break;
         }
-        let bad = |what: &str| format!("{}:{}: {what} is not a number", path.display(), ln + 1);
-        let step: u64 = f[0].trim().parse().map_err(|_| bad("step"))?;
-        if !keep(step) {
+        ln += 1;
+        if buf.last() != Some(&b'\n') {
+            // The writer ends every row with a newline: this one was cut off.
+            cut_off = true;
+            break;
+        }
+        let line = std::str::from_utf8(&buf)
+            .map_err(|_| at(ln, "not UTF-8 text".into()))?
+            .trim_end_matches(['\n', '\r']);
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        if ln == 1 {
+            if fields.len() != 2 + dim {
+                return Err(at(
+                    ln,
+                    format!(
+                        "the header has {} columns where a {dim}D scene's trajectory has {} (step, node and {dim} coordinates)",
+                        fields.len(),
+                        2 + dim
+                    ),
+                ));
+            }
             continue;
         }
-        if frames.last().map(|fr| fr.0) != Some(step) {
-            frames.push((step, Vec::new()));
+        if line.trim().is_empty() {
+            continue;
         }
-        let pos = &mut frames.last_mut().expect("just pushed").1;
-        for c in &f[2..] {
-            pos.push(c.trim().parse().map_err(|_| bad("a coordinate"))?);
+        if fields.len() != 2 + dim {
+            return Err(at(
+                ln,
+                format!(
+                    "expected {} fields (step, node and {dim} coordinates), got {}",
+                    2 + dim,
+                    fields.len()
+                ),
+            ));
+        }
+        let step: u64 = fields[0]
+            .parse()
+            .map_err(|_| at(ln, format!("step `{}` is not a whole number", fields[0])))?;
+        let node: usize = fields[1]
+            .parse()
+            .map_err(|_| at(ln, format!("node `{}` is not a whole number", fields[1])))?;
+        if node >= nodes {
+            return Err(at(
+                ln,
+                format!(
+                    "node index {node} is out of range: the scene has {nodes} nodes (0..{})",
+                    nodes.saturating_sub(1)
+                ),
+            ));
+        }
+        let mut coords = [0.0; 3];
+        for (k, f) in fields[2..].iter().enumerate() {
+            coords[k] = f.parse().map_err(|_| {
+                at(
+                    ln,
+                    format!("coordinate {} `{f}` is not a number", ["x", "y", "z"][k]),
+                )
+            })?;
+        }
+        // A new step: the one before must be complete, and steps must increase.
+        if cur.as_ref().map(|c| c.step) != Some(step) {
+            if let Some(c) = cur.take() {
+                if step < c.step {
+                    return Err(at(
+                        ln,
+                        format!("step {step} after step {}: steps must increase", c.step),
+                    ));
+                }
+                if c.rows < nodes {
+                    return Err(at(
+                        ln,
+                        format!(
+                            "step {} ends after {} of its {nodes} node rows (node {} is missing)",
+                            c.step, c.rows, c.rows
+                        ),
+                    ));
+                }
+                if let Some(pos) = c.pos {
+                    frames.push((c.step, pos));
+                }
+            }
+            cur = Some(Step {
+                step,
+                rows: 0,
+                pos: keep(step).then(|| Vec::with_capacity(nodes * dim)),
+            });
+        }
+        let c = cur.as_mut().expect("set above");
+        if node < c.rows {
+            return Err(at(
+                ln,
+                format!("duplicate row for node {node} of step {step}"),
+            ));
+        }
+        if node > c.rows {
+            return Err(at(
+                ln,
+                format!(
+                    "node {} of step {step} is missing (this row is node {node}; rows go in node order)",
+                    c.rows
+                ),
+            ));
+        }
+        c.rows += 1;
+        if let Some(pos) = &mut c.pos {
+            pos.extend_from_slice(&coords[..dim]);
+        }
+    }
+    if ln == 0 {
+        return Err(format!("{}: the file is empty", path.display()));
+    }
+    let mut warning = cut_off.then(|| {
+        format!(
+            "{}:{ln}: the last line is cut off (no newline; the run was cut short?) and is left out",
+            path.display()
+        )
+    });
+    if let Some(c) = cur {
+        if c.rows < nodes {
+            warning = Some(format!(
+                "{}: the last step ({}) is incomplete ({} of {nodes} node rows{}; the run was cut short?) and is left out",
+                path.display(),
+                c.step,
+                c.rows,
+                if cut_off { ", then a cut-off line" } else { "" }
+            ));
+        } else if let Some(pos) = c.pos {
+            frames.push((c.step, pos));
         }
     }
     if frames.is_empty() {
-        return Err(format!("{}: no states to render", path.display()));
+        return Err(format!("{}: no complete states to render", path.display()));
     }
-    Ok(frames)
+    Ok(Trajectory { frames, warning })
 }
 
 /// The world → pixel map of a square view.
@@ -261,8 +407,12 @@ fn draw(s: &Scene, view: &View, mask: &[bool], x: &[f64], time: f64) -> Canvas {
 }
 
 fn disc(c: &mut Canvas, cx: f64, cy: f64, r: f64, color: Rgb) {
-    let (x0, x1) = ((cx - r - 1.0).floor() as i64, (cx + r + 1.0).ceil() as i64);
-    let (y0, y1) = ((cy - r - 1.0).floor() as i64, (cy + r + 1.0).ceil() as i64);
+    // Clipped to the canvas: a huge radius (or a far node) costs no more than the image.
+    let (w, h) = (c.width as i64, c.height as i64);
+    let x0 = ((cx - r - 1.0).floor() as i64).max(-1);
+    let x1 = ((cx + r + 1.0).ceil() as i64).min(w + 1);
+    let y0 = ((cy - r - 1.0).floor() as i64).max(-1);
+    let y1 = ((cy + r + 1.0).ceil() as i64).min(h + 1);
     for y in y0..=y1 {
         for x in x0..=x1 {
             let d = ((x as f64 + 0.5 - cx).powi(2) + (y as f64 + 0.5 - cy).powi(2)).sqrt();
@@ -290,8 +440,36 @@ fn indices(c: &Canvas, pal: &[Rgb]) -> Vec<u8> {
         .collect()
 }
 
-/// Renders `args.dir`; returns the files written.
-pub fn render(args: &RenderArgs) -> Result<Vec<PathBuf>, String> {
+/// What [`prepare`] read and checked: the scene, the complete frames to draw, the
+/// steps between them, and a warning about what was left out.
+pub struct Prepared {
+    /// The scene the run simulated.
+    pub scene: Scene,
+    /// The frames to draw, in step order.
+    pub frames: Vec<Frame>,
+    /// Steps between animation frames.
+    pub every: u64,
+    /// A one-line warning (an incomplete last step left out), if any.
+    pub warning: Option<String>,
+}
+
+/// Reads and checks everything `springsim render` needs from `args.dir` and the
+/// arguments; every error is one line naming the file (and line) or the option.
+pub fn prepare(args: &RenderArgs) -> Result<Prepared, String> {
+    if !(args.size >= 64 && args.size <= 4096) {
+        return Err(format!(
+            "--size must be between 64 and 4096, got {}",
+            args.size
+        ));
+    }
+    if let Some(t) = args.until {
+        if !(t.is_finite() && t >= 0.0) {
+            return Err(format!(
+                "--until must be a finite number of seconds ≥ 0, got {}",
+                crate::scene::format::fmt_num(t)
+            ));
+        }
+    }
     let summary_path = args.dir.join("summary.json");
     let summary: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(&summary_path)
@@ -308,35 +486,50 @@ pub fn render(args: &RenderArgs) -> Result<Vec<PathBuf>, String> {
     };
     let s = scene::load(&source).map_err(|e| e.to_string())?;
     let dt = s.model.solver.dt;
-    if !(args.size >= 64 && args.size <= 4096) {
-        return Err(format!(
-            "--size must be between 64 and 4096, got {}",
-            args.size
-        ));
-    }
     let total = summary["steps"].as_u64().unwrap_or(1).max(1);
     let until = args.until.map(|t| (t / dt).round() as u64).unwrap_or(total);
     let every = match args.frame_time {
         Some(t) if t > 0.0 && t.is_finite() => ((t / dt).round() as u64).max(1),
-        Some(t) => return Err(format!("--frame-time must be a positive number, got {t}")),
+        Some(t) => {
+            return Err(format!(
+                "--frame-time must be a positive number, got {}",
+                crate::scene::format::fmt_num(t)
+            ))
+        }
         None => (until / 200).max(1),
     };
-    let frames = read_trajectory(&args.dir.join("trajectory.csv"), s.model.dim, |st| {
-        st % every == 0 && st <= until
-    })?;
-    let view = fit_view(&s, &frames, args.size);
-    let mask = wall_mask(&s, &view);
+    let t = read_trajectory(
+        &args.dir.join("trajectory.csv"),
+        s.model.dim,
+        s.model.num_nodes(),
+        |st| st % every == 0 && st <= until,
+    )?;
+    Ok(Prepared {
+        scene: s,
+        frames: t.frames,
+        every,
+        warning: t.warning,
+    })
+}
+
+/// Draws what [`prepare`] read into `args.dir`: `animation.gif` and `args.stills`
+/// PNG stills (at most one per frame); returns the files written.
+pub fn write(args: &RenderArgs, p: &Prepared) -> Result<Vec<PathBuf>, String> {
+    let (s, frames) = (&p.scene, &p.frames);
+    let dt = s.model.solver.dt;
+    let view = fit_view(s, frames, args.size);
+    let mask = wall_mask(s, &view);
     let pal = palette();
     let mut gif = gif::GifWriter::new(args.size as u16, args.size as u16, &pal);
-    let delay = ((every as f64 * dt * 100.0).round() as u16).clamp(2, 500);
+    let delay = ((p.every as f64 * dt * 100.0).round() as u16).clamp(2, 500);
     let mut written = Vec::new();
-    let still_at: Vec<usize> = match args.stills {
+    let still_at: Vec<usize> = match args.stills.min(frames.len()) {
         0 => vec![],
         1 => vec![frames.len() - 1],
         k => (0..k).map(|j| j * (frames.len() - 1) / (k - 1)).collect(),
     };
     for (fi, (step, x)) in frames.iter().enumerate() {
-        let c = draw(&s, &view, &mask, x, *step as f64 * dt);
+        let c = draw(s, &view, &mask, x, *step as f64 * dt);
         gif.frame(&indices(&c, &pal), delay);
         if still_at.contains(&fi) {
             let p = args.dir.join(format!("still_{step:06}.png"));
@@ -350,9 +543,26 @@ pub fn render(args: &RenderArgs) -> Result<Vec<PathBuf>, String> {
     Ok(written)
 }
 
-/// The `springsim render` command: exit status 0, or 1 with the error on stderr.
+/// Renders `args.dir` ([`prepare`] then [`write`]); returns the files written.
+pub fn render(args: &RenderArgs) -> Result<Vec<PathBuf>, String> {
+    write(args, &prepare(args)?)
+}
+
+/// The `springsim render` command: exit status 0; 2 with one error line for bad input
+/// (arguments, summary.json, the scene, trajectory.csv); 1 when writing fails. An
+/// incomplete last step is left out with a warning (unless `--quiet`).
 pub fn main(args: RenderArgs) -> ExitCode {
-    match render(&args) {
+    let prepared = match prepare(&args) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {}", scene::error::one_line(&e));
+            return ExitCode::from(2);
+        }
+    };
+    if let (Some(w), false) = (&prepared.warning, args.quiet) {
+        eprintln!("warning: {w}");
+    }
+    match write(&args, &prepared) {
         Ok(files) => {
             if !args.quiet {
                 for f in files {
@@ -362,7 +572,7 @@ pub fn main(args: RenderArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", scene::error::one_line(&e));
             ExitCode::FAILURE
         }
     }

@@ -56,6 +56,7 @@ impl Builder<'_> {
                 format!("must be between 1 and 1000000, got {count}"),
             ));
         }
+        self.check_memory(model, &p("count"), Some((count, 0)))?;
         let seed = self.required(&sec, "seed", b.seed, by)?;
         let mass = self.positive(&p("mass"), self.required(&sec, "mass", b.mass, by)?)?;
         let center = self.vector_or_zero(&p("center"), b.center.as_ref(), dim)?;
@@ -68,7 +69,10 @@ impl Builder<'_> {
         if !(speed.is_finite() && speed >= 0.0) {
             return Err(self.err(
                 &p("speed"),
-                format!("must be a finite number ≥ 0, got {speed}"),
+                format!(
+                    "must be a finite number ≥ 0, got {}",
+                    super::format::fmt_num(speed)
+                ),
             ));
         }
         let area = match &b.contact_area {

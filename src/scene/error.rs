@@ -24,8 +24,19 @@ impl fmt::Display for SceneError {
         if let Some(field) = &self.field {
             write!(f, ": field `{field}`")?;
         }
-        write!(f, ": {}", self.reason)
+        write!(f, ": {}", one_line(&self.reason))
     }
+}
+
+/// `text` on one line: its lines trimmed, blank ones dropped, joined by `; ` (parser
+/// messages such as TOML's "invalid table header\nexpected `.`, `]`" span lines, and
+/// every error springsim prints is one line).
+pub fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 impl std::error::Error for SceneError {}
@@ -79,4 +90,24 @@ pub fn line_of_path(text: &str, path: &[&str]) -> Option<usize> {
         node = next;
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_print_on_one_line() {
+        assert_eq!(
+            one_line("invalid key\nexpected `=`\n"),
+            "invalid key; expected `=`"
+        );
+        let e = SceneError {
+            file: "a.toml".into(),
+            field: None,
+            line: Some(2),
+            reason: "first\n\n  second".into(),
+        };
+        assert_eq!(e.to_string(), "a.toml:2: first; second");
+    }
 }

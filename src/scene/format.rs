@@ -203,3 +203,50 @@ pub struct BodySection {
     /// Random particles: velocity components are drawn uniformly in `[−speed, speed]` (m/s).
     pub speed: Option<f64>,
 }
+
+/// A number as a short string for messages: plain decimals for magnitudes in
+/// `[1e-4, 1e12)`, `m e k` notation outside, at most 12 significant digits and no
+/// trailing zeros (`1e300` rather than a 1 followed by 300 zeros; `0.3` for `0.1 + 0.2`).
+/// Zero, infinities and NaN print as `{}` prints them.
+pub fn fmt_num(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let trim = |s: &str| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    let a = x.abs();
+    if (1e-4..1e12).contains(&a) {
+        let decimals = (11 - a.log10().floor() as i32).max(0) as usize;
+        trim(&format!("{x:.decimals$}"))
+    } else {
+        let s = format!("{x:.11e}");
+        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+        format!("{}e{e}", trim(m))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fmt_num;
+
+    #[test]
+    fn numbers_in_messages_are_short() {
+        assert_eq!(fmt_num(1e300), "1e300");
+        assert_eq!(fmt_num(-1e300), "-1e300");
+        assert_eq!(fmt_num(f64::MAX), "1.79769313486e308");
+        assert_eq!(fmt_num(0.1 + 0.2), "0.3");
+        assert_eq!(fmt_num(-0.01), "-0.01");
+        assert_eq!(fmt_num(123456.0), "123456");
+        assert_eq!(fmt_num(1.5e-7), "1.5e-7");
+        assert_eq!(fmt_num(5e-324), "4.94065645841e-324");
+        assert_eq!(fmt_num(0.0), "0");
+        assert_eq!(fmt_num(f64::NEG_INFINITY), "-inf");
+        assert_eq!(fmt_num(f64::NAN), "NaN");
+        assert!(fmt_num(999_999_999_999.9).len() <= 14);
+    }
+}

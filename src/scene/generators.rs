@@ -182,6 +182,57 @@ pub fn cloth(size: [f64; 2], cells: [usize; 2], center: [f64; 3], bending: bool)
     }
 }
 
+/// Node and spring counts of [`grid`] with `cells` (nx, ny), computed without building
+/// it; `None` when a count overflows 64 bits.
+pub fn count_grid(cells: [u64; 2]) -> Option<(u64, u64)> {
+    let [nx, ny] = cells;
+    let (px, py) = (nx.checked_add(1)?, ny.checked_add(1)?);
+    let nodes = px.checked_mul(py)?;
+    let springs = nx
+        .checked_mul(py)?
+        .checked_add(px.checked_mul(ny)?)?
+        .checked_add(nx.checked_mul(ny)?.checked_mul(2)?)?;
+    Some((nodes, springs))
+}
+
+/// Node and spring counts of [`lattice`] with `cells` (nx, ny, nz), computed without
+/// building it; `None` when a count overflows 64 bits.
+pub fn count_lattice(cells: [u64; 3]) -> Option<(u64, u64)> {
+    let [nx, ny, nz] = cells;
+    let (px, py, pz) = (nx.checked_add(1)?, ny.checked_add(1)?, nz.checked_add(1)?);
+    let prod = |a: u64, b: u64, c: u64| a.checked_mul(b)?.checked_mul(c);
+    let nodes = prod(px, py, pz)?;
+    let edges = prod(nx, py, pz)?
+        .checked_add(prod(px, ny, pz)?)?
+        .checked_add(prod(px, py, nz)?)?;
+    let faces = prod(nx, ny, pz)?
+        .checked_add(prod(nx, py, nz)?)?
+        .checked_add(prod(px, ny, nz)?)?
+        .checked_mul(2)?;
+    let diagonals = prod(nx, ny, nz)?.checked_mul(4)?;
+    Some((nodes, edges.checked_add(faces)?.checked_add(diagonals)?))
+}
+
+/// Node and spring counts of [`cloth`] with `cells` (nx, nz) and `bending`, computed
+/// without building it; `None` when a count overflows 64 bits.
+pub fn count_cloth(cells: [u64; 2], bending: bool) -> Option<(u64, u64)> {
+    let [nx, nz] = cells;
+    let (px, pz) = (nx.checked_add(1)?, nz.checked_add(1)?);
+    let nodes = px.checked_mul(pz)?;
+    let mut springs = nx
+        .checked_mul(pz)?
+        .checked_add(px.checked_mul(nz)?)?
+        .checked_add(nx.checked_mul(nz)?.checked_mul(2)?)?;
+    if bending {
+        let skip = nx
+            .saturating_sub(1)
+            .checked_mul(pz)?
+            .checked_add(px.checked_mul(nz.saturating_sub(1))?)?;
+        springs = springs.checked_add(skip)?;
+    }
+    Some((nodes, springs))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,5 +278,26 @@ mod tests {
         assert_eq!(m.springs.len(), 12 + 10 + 16 + 9 + 5);
         assert!(unique(&m.springs));
         assert!(m.x.chunks(3).all(|p| p[1] == 1.0));
+    }
+
+    #[test]
+    fn counts_match_the_generated_meshes_and_overflow_to_none() {
+        for (nx, ny) in [(1, 1), (4, 3), (7, 1)] {
+            let m = grid([1.0, 1.0], [nx, ny], [0.0; 2]);
+            let c = (m.num_nodes() as u64, m.springs.len() as u64);
+            assert_eq!(count_grid([nx as u64, ny as u64]), Some(c));
+            for bending in [false, true] {
+                let m = cloth([1.0, 1.0], [nx, ny], [0.0; 3], bending);
+                let c = (m.num_nodes() as u64, m.springs.len() as u64);
+                assert_eq!(count_cloth([nx as u64, ny as u64], bending), Some(c));
+            }
+            let m = lattice([1.0; 3], [nx, ny, 2], [0.0; 3]);
+            let c = (m.num_nodes() as u64, m.springs.len() as u64);
+            assert_eq!(count_lattice([nx as u64, ny as u64, 2]), Some(c));
+        }
+        assert_eq!(count_grid([4_000_000_000; 2]), None);
+        assert_eq!(count_grid([u64::MAX, 1]), None);
+        assert_eq!(count_lattice([3_000_000; 3]), None);
+        assert_eq!(count_cloth([1 << 40, 1 << 30], false), None);
     }
 }

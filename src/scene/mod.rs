@@ -7,6 +7,7 @@ pub mod error;
 pub mod format;
 pub mod generators;
 mod material;
+pub mod memory;
 mod particles;
 mod walls;
 
@@ -15,7 +16,7 @@ use crate::energy::friction::FrictionParams;
 use crate::model::{BodyInfo, Model, SolverParams, Spring};
 use crate::wall::PlaneWall;
 pub use error::SceneError;
-use format::{BodySection, Generator, SceneFile};
+use format::{fmt_num, BodySection, Generator, SceneFile};
 use material::Stiffness;
 use std::path::Path;
 
@@ -81,6 +82,63 @@ pub const BUNDLED: &[(&str, &str)] = &[
     ),
 ];
 
+/// Most time steps one run may take (`[run] steps`, `[run] duration / dt`, `--steps`,
+/// `--duration`): 10⁹, weeks of wall-clock time for the smallest scene.
+pub const MAX_STEPS: u64 = 1_000_000_000;
+
+/// Longest scene `name`, in characters.
+pub const MAX_NAME_CHARS: usize = 100;
+
+/// Why `name` cannot be a scene name: it names the output folder `out/NAME`, so it
+/// must be one path component of letters, digits, `_`, `-` and `.`, not starting
+/// with `.`, non-empty and at most [`MAX_NAME_CHARS`] characters.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let chars = name.chars().count();
+    if name.is_empty() {
+        return Err("must not be empty (it names the output folder out/NAME)".into());
+    }
+    if chars > MAX_NAME_CHARS {
+        return Err(format!(
+            "must be at most {MAX_NAME_CHARS} characters, got {chars}"
+        ));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
+        return Err(format!(
+            "may hold only letters, digits, `_`, `-` and `.` (it names the output folder out/NAME), found {c:?}"
+        ));
+    }
+    if name.starts_with('.') {
+        return Err("must not start with `.` (it names the output folder out/NAME)".into());
+    }
+    Ok(())
+}
+
+/// The default scene name from a file stem: characters [`check_name`] refuses become
+/// `_`, leading dots are dropped, and it is cut to [`MAX_NAME_CHARS`]; `scene` when
+/// nothing is left.
+fn name_from_stem(stem: &str) -> String {
+    let name: String = stem
+        .trim_start_matches('.')
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(MAX_NAME_CHARS)
+        .collect();
+    if name.is_empty() {
+        "scene".into()
+    } else {
+        name
+    }
+}
+
 /// A loaded, validated scene.
 #[derive(Clone, Debug)]
 pub struct Scene {
@@ -100,6 +158,41 @@ pub struct Scene {
     pub particle_radius: f64,
     /// How the CPU backend solves the Newton systems (`[solver] linear_solver`).
     pub linear_solver: crate::linear_solver::LinearSolver,
+}
+
+impl Scene {
+    /// The number of steps a run takes: `steps` (`--steps`) or `duration` (`--duration`,
+    /// seconds, rounded up to whole steps) from the command line, else the scene's
+    /// `[run]`, else 100. The error (one line) says why the request is refused: zero
+    /// steps, a duration that is not a positive finite number, or more than
+    /// [`MAX_STEPS`] steps.
+    pub fn run_steps(&self, steps: Option<u64>, duration: Option<f64>) -> Result<u64, String> {
+        let dt = self.model.solver.dt;
+        match (steps, duration) {
+            (Some(_), Some(_)) => Err("give either --steps or --duration, not both".into()),
+            (Some(n), None) if n == 0 || n > MAX_STEPS => Err(format!(
+                "--steps must be between 1 and {MAX_STEPS}, got {n}"
+            )),
+            (Some(n), None) => Ok(n),
+            (None, Some(t)) if !(t.is_finite() && t > 0.0) => Err(format!(
+                "--duration must be a positive finite number of seconds, got {}",
+                fmt_num(t)
+            )),
+            (None, Some(t)) => {
+                let n = (t / dt).ceil();
+                if n > MAX_STEPS as f64 {
+                    return Err(format!(
+                        "--duration {} s at solver.dt = {} s is {} steps, more than the {MAX_STEPS} a run may take",
+                        fmt_num(t),
+                        fmt_num(dt),
+                        fmt_num(n)
+                    ));
+                }
+                Ok((n as u64).max(1))
+            }
+            (None, None) => Ok(self.default_steps.unwrap_or(100)),
+        }
+    }
 }
 
 /// Loads a scene from a path, or from a bundled scene name when no such file exists.
@@ -151,7 +244,7 @@ fn toml_error(text: &str, file: &str, field: Option<String>, e: &toml::de::Error
         file: file.to_string(),
         field,
         line: e.span().map(|s| error::line_of_offset(text, s.start)),
-        reason: e.message().trim().to_string(),
+        reason: error::one_line(e.message()),
     }
 }
 
@@ -187,7 +280,10 @@ impl Builder<'_> {
         if v.is_finite() && v > 0.0 {
             Ok(v)
         } else {
-            Err(self.err(path, format!("must be a positive finite number, got {v}")))
+            Err(self.err(
+                path,
+                format!("must be a positive finite number, got {}", fmt_num(v)),
+            ))
         }
     }
 
@@ -196,7 +292,10 @@ impl Builder<'_> {
             return Err(self.err(path, format!("must have {len} components, got {}", v.len())));
         }
         if let Some(c) = v.iter().find(|c| !c.is_finite()) {
-            return Err(self.err(path, format!("must hold finite numbers, got {c}")));
+            return Err(self.err(
+                path,
+                format!("must hold finite numbers, got {}", fmt_num(*c)),
+            ));
         }
         Ok(v.to_vec())
     }
@@ -261,11 +360,21 @@ impl Builder<'_> {
                 Err(self.err(&path, "friction needs the barrier contact model"))
             }
             Some(mu) if mu.is_finite() && mu >= 0.0 => Ok(mu),
-            Some(mu) => Err(self.err(&path, format!("must be a finite number ≥ 0, got {mu}"))),
+            Some(mu) => Err(self.err(
+                &path,
+                format!("must be a finite number ≥ 0, got {}", fmt_num(mu)),
+            )),
         }
     }
 
     fn build(&self, raw: SceneFile, stem: &str) -> Result<Scene, SceneError> {
+        let name = match &raw.name {
+            Some(n) => {
+                check_name(n).map_err(|why| self.err("name", why))?;
+                n.clone()
+            }
+            None => name_from_stem(stem),
+        };
         let dim = match raw.dimension {
             2 | 3 => raw.dimension as usize,
             d => return Err(self.err("dimension", format!("must be 2 or 3, got {d}"))),
@@ -277,7 +386,7 @@ impl Builder<'_> {
         if cg_tolerance >= 1.0 {
             return Err(self.err(
                 "solver.cg_tolerance",
-                format!("must be below 1, got {cg_tolerance}"),
+                format!("must be below 1, got {}", fmt_num(cg_tolerance)),
             ));
         }
         let count = |path: &str, v: Option<u32>, default: u32| match v.unwrap_or(default) {
@@ -423,13 +532,33 @@ impl Builder<'_> {
                     "give either run.steps or run.duration, not both",
                 ))
             }
-            (Some(0), None) => return Err(self.err("run.steps", "must be at least 1")),
+            (Some(n), None) if n == 0 || n > MAX_STEPS => {
+                return Err(self.err(
+                    "run.steps",
+                    format!("must be between 1 and {MAX_STEPS}, got {n}"),
+                ))
+            }
             (Some(n), None) => Some(n),
-            (None, Some(t)) => Some((self.positive("run.duration", t)? / dt).ceil() as u64),
+            (None, Some(t)) => {
+                let t = self.positive("run.duration", t)?;
+                let n = (t / dt).ceil();
+                if n > MAX_STEPS as f64 {
+                    return Err(self.err(
+                        "run.duration",
+                        format!(
+                            "{} s at solver.dt = {} s is {} steps, more than the {MAX_STEPS} a run may take",
+                            fmt_num(t),
+                            fmt_num(dt),
+                            fmt_num(n)
+                        ),
+                    ));
+                }
+                Some((n as u64).max(1))
+            }
             (None, None) => None,
         };
         Ok(Scene {
-            name: raw.name.clone().unwrap_or_else(|| stem.to_string()),
+            name,
             description: raw.description.clone(),
             source: self.file.to_string(),
             model,
@@ -438,6 +567,30 @@ impl Builder<'_> {
             particle_radius,
             linear_solver: s.linear_solver.unwrap_or_default(),
         })
+    }
+
+    /// Refuses, at `path`, a body of `counts` (nodes, springs; `None`: overflowed)
+    /// that would take the scene past [`memory::MAX_NODES`] nodes or past the memory
+    /// this machine has available (see [`memory`]).
+    pub(super) fn check_memory(
+        &self,
+        model: &Model,
+        path: &str,
+        counts: Option<(u64, u64)>,
+    ) -> Result<(), SceneError> {
+        let total = counts.and_then(|(n, s)| {
+            Some((
+                n.checked_add(model.num_nodes() as u64)?,
+                s.checked_add(model.springs.len() as u64)?,
+            ))
+        });
+        memory::check(
+            model.dim as u64,
+            total.map(|t| t.0),
+            total.map(|t| t.1),
+            memory::available_bytes(),
+        )
+        .map_err(|why| self.err(path, why))
     }
 
     fn add_body(&self, model: &mut Model, bi: usize, b: &BodySection) -> Result<(), SceneError> {
@@ -488,16 +641,27 @@ impl Builder<'_> {
                 format!("must have {extents} components, got {}", b_cells.len()),
             ));
         }
-        let mut cells = [0usize; 3];
+        let mut cells = [0u64; 3];
         for (k, c) in b_cells.iter().enumerate() {
-            if *c == 0 || *c > 1 << 20 {
+            if *c == 0 {
                 return Err(self.err(
                     &format!("{}.{k}", p("cells")),
-                    format!("must be between 1 and 1048576, got {c}"),
+                    format!("must be at least 1, got {c}"),
                 ));
             }
-            cells[k] = *c as usize;
+            cells[k] = *c;
         }
+        if b.bending && b.generator != Generator::Cloth {
+            return Err(self.err(&p("bending"), "only cloth bodies have bending springs"));
+        }
+        // Count before generating: refuse what overflows or does not fit in memory.
+        let counts = match b.generator {
+            Generator::Grid => generators::count_grid([cells[0], cells[1]]),
+            Generator::Lattice => generators::count_lattice(cells),
+            _ => generators::count_cloth([cells[0], cells[1]], b.bending),
+        };
+        self.check_memory(model, &p("cells"), counts)?;
+        let cells = cells.map(|c| c as usize);
         let center = self.vector_or_zero(&p("center"), b.center.as_ref(), dim)?;
         let density = self.positive(
             &p("density"),
@@ -522,16 +686,6 @@ impl Builder<'_> {
             }
         };
         let velocity = self.vector_or_zero(&p("velocity"), b.velocity.as_ref(), dim)?;
-        let nodes_est: u128 = b_cells.iter().map(|c| *c as u128 + 1).product();
-        if nodes_est > 1 << 28 {
-            return Err(self.err(
-                &p("cells"),
-                format!("{nodes_est} nodes is more than springsim handles (at most 268435456)"),
-            ));
-        }
-        if b.bending && b.generator != Generator::Cloth {
-            return Err(self.err(&p("bending"), "only cloth bodies have bending springs"));
-        }
         let mesh = match b.generator {
             Generator::Grid => generators::grid(
                 [size[0], size[1]],
@@ -589,8 +743,9 @@ impl Builder<'_> {
                     return Err(self.err(
                         &p("center"),
                         format!(
-                            "node {i} starts at distance {d:.6} m from walls[{wi}], which is not beyond contact.dhat = {}; move the body away from the wall",
-                            model.barrier.dhat
+                            "node {i} starts at distance {} m from walls[{wi}], which is not beyond contact.dhat = {}; move the body away from the wall",
+                            fmt_num(d),
+                            fmt_num(model.barrier.dhat)
                         ),
                     ));
                 }

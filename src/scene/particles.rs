@@ -6,7 +6,7 @@
 //! its centre. Walls are shared, so every particle of a scene has the same radius, and
 //! a scene with meshes has radius 0.
 
-use super::format::{BodySection, ContactModel, ContactSection, Generator};
+use super::format::{fmt_num, BodySection, ContactModel, ContactSection, Generator};
 use super::{Builder, SceneError};
 use crate::model::{BodyInfo, Model};
 use crate::nonsmooth::NonsmoothParams;
@@ -58,7 +58,7 @@ impl Builder<'_> {
                 if !(0.0..=1.0).contains(&e) {
                     return Err(self.err(
                         "contact.restitution",
-                        format!("must be between 0 and 1, got {e}"),
+                        format!("must be between 0 and 1, got {}", fmt_num(e)),
                     ));
                 }
                 Ok(Some(NonsmoothParams { restitution: e }))
@@ -95,7 +95,10 @@ impl Builder<'_> {
                 None => 0.0,
                 Some(r) if r.is_finite() && r >= 0.0 => r,
                 Some(r) => {
-                    return Err(self.err(&path, format!("must be a finite number ≥ 0, got {r}")))
+                    return Err(self.err(
+                        &path,
+                        format!("must be a finite number ≥ 0, got {}", fmt_num(r)),
+                    ))
                 }
             };
             match radius {
@@ -104,7 +107,9 @@ impl Builder<'_> {
                     return Err(self.err(
                         &path,
                         format!(
-                            "every particle of a scene has the same radius (walls are moved by it), but bodies[{first}] has {r0} and this one {r}"
+                            "every particle of a scene has the same radius (walls are moved by it), but bodies[{first}] has {} and this one {}",
+                            fmt_num(r0),
+                            fmt_num(r)
                         ),
                     ))
                 }
@@ -181,13 +186,13 @@ impl Builder<'_> {
             let d = w.distance(&x);
             if d <= model.barrier.dhat {
                 let limit = if model.barrier.dhat > 0.0 {
-                    format!("not beyond contact.dhat = {}", model.barrier.dhat)
+                    format!("not beyond contact.dhat = {}", fmt_num(model.barrier.dhat))
                 } else {
                     "not in front of it".to_string()
                 };
                 return Err(self.err(
                     &p("center"),
-                    format!("the particle's surface starts at distance {d:.6} m from walls[{wi}], which is {limit}; move it away from the wall"),
+                    format!("the particle's surface starts at distance {} m from walls[{wi}], which is {limit}; move it away from the wall", fmt_num(d)),
                 ));
             }
         }
