@@ -26,6 +26,10 @@ pub struct BackendTotals {
     pub seconds: f64,
     /// Milliseconds per step.
     pub ms_per_step: f64,
+    /// Steps that could make no progress (see [`crate::newton::Stall`]).
+    pub stalled_steps: u64,
+    /// Steps stopped at the Newton iteration cap.
+    pub capped_steps: u64,
 }
 
 /// The result of a comparison (`compare.json`).
@@ -118,6 +122,8 @@ pub fn compare(
             t.seconds += t0.elapsed().as_secs_f64();
             t.newton_iterations += rec.newton_iterations as u64;
             t.cg_iterations += rec.cg_iterations;
+            t.stalled_steps += u64::from(rec.stall.is_some());
+            t.capped_steps += u64::from(rec.newton_capped);
             x.push(s.backend().positions());
         }
         let (max, sq) = node_differences(&x[0], &x[1], dim);

@@ -290,10 +290,12 @@ fn main() -> ExitCode {
                     );
                     for t in [&r.cpu, &r.gpu] {
                         println!(
-                            "  {}: {} Newton / {} CG iterations, {:.3} ms/step on {}",
+                            "  {}: {} Newton / {} CG iterations, {} stalled and {} capped steps, {:.3} ms/step on {}",
                             t.backend,
                             t.newton_iterations,
                             t.cg_iterations,
+                            t.stalled_steps,
+                            t.capped_steps,
                             t.ms_per_step,
                             t.device
                         );
@@ -303,6 +305,13 @@ fn main() -> ExitCode {
                         r.wall_clock_ratio,
                         out_dir.join("compare.json").display()
                     );
+                    if r.cpu.stalled_steps + r.gpu.stalled_steps > 0 {
+                        eprintln!(
+                            "error: steps stalled ({} on the CPU, {} on the GPU): the comparison is of runs that made no progress",
+                            r.cpu.stalled_steps, r.gpu.stalled_steps
+                        );
+                        return ExitCode::from(3);
+                    }
                     ExitCode::SUCCESS
                 }
                 Err(e) => {

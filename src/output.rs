@@ -48,6 +48,10 @@ pub const STEP_COLUMNS: &[&str] = &[
     "wall_ms",
 ];
 
+/// Columns of our CSV files that hold words rather than numbers (`steps.csv`'s
+/// `stall`: empty, or the [`crate::newton::Stall`] code).
+pub const TEXT_COLUMNS: &[&str] = &["stall"];
+
 /// Writes one row per step to `steps.csv`.
 pub struct StepsCsv {
     path: PathBuf,

@@ -44,7 +44,8 @@ impl Columns {
 }
 
 /// Reads a comma-separated file with a header line; every field must be a number
-/// (`NaN` and `inf` included). Errors name the file, the line and the column. A last
+/// (`NaN` and `inf` included), except in the columns that hold words
+/// ([`crate::output::TEXT_COLUMNS`], left out of the result). Errors name the file, the line and the column. A last
 /// line without its newline (cut off) is left out with a warning in [`Columns`].
 pub fn read_csv(path: &Path) -> Result<Columns, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -84,6 +85,9 @@ pub fn read_csv(path: &Path) -> Result<Columns, String> {
             ));
         }
         for (k, f) in fields.iter().enumerate() {
+            if crate::output::TEXT_COLUMNS.contains(&header[k].as_str()) {
+                continue;
+            }
             let v = f.trim().parse::<f64>().map_err(|_| {
                 format!(
                     "{}:{}: column `{}`: `{f}` is not a number",
@@ -97,7 +101,11 @@ pub fn read_csv(path: &Path) -> Result<Columns, String> {
         rows += 1;
     }
     Ok(Columns {
-        data: header.into_iter().zip(cols).collect(),
+        data: header
+            .into_iter()
+            .zip(cols)
+            .filter(|(h, _)| !crate::output::TEXT_COLUMNS.contains(&h.as_str()))
+            .collect(),
         rows,
         warning,
     })

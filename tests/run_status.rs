@@ -24,7 +24,8 @@ fn summary(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&text).unwrap()
 }
 
-/// A particle moving sideways next to a wall whose CCD bound cannot be resolved:
+/// A particle pulled sideways (gravity along x) near a wall whose CCD bound cannot be
+/// resolved:
 /// `1 + √(x − x + 1e-20)` is 1 at every point, but over any box of positive width the
 /// square root's argument reaches below 0, so neither the interval nor the slope of W
 /// bounds it and every step's CCD bound is 0.
@@ -33,6 +34,7 @@ name = "unboundable"
 dimension = 2
 [solver]
 dt = 0.01
+gravity = [-9.81, 0.0]
 [contact]
 dhat = 0.01
 kappa = 1e4
@@ -44,7 +46,6 @@ inside = "positive"
 generator = "particle"
 mass = 1.0
 center = [0.0, 0.0]
-velocity = [1.0, 0.0]
 "#;
 
 fn write_scene(dir: &Path, text: &str) -> String {

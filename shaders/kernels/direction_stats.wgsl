@@ -1,13 +1,15 @@
 // Per node, for the Newton driver: the stopping measure Σ_k |p_ik| (max lane), the
 // CCD step bound over every wall (min lane) and, in s.x, the count of nodes whose p
-// is above rounding noise (some |p_ik| > 2⁻²³ max_k |x_ik|, one f32 ulp), as
-// workgroup partials.
+// is above rounding noise (some |p_ik| > 2⁻²³ max_k |x_ik|, one f32 ulp), in s.y
+// the count above NEAR_RESOLUTION_ULPS such units, as workgroup partials.
 // #import state.wgsl
 // #import wall.wgsl
 // #import implicit/wall.wgsl
 
 // One unit in the last place of f32, relative (2⁻²³).
 const RESOLUTION: real = 1.1920929e-7;
+// Twin of crate::newton::NEAR_RESOLUTION_ULPS.
+const NEAR_RESOLUTION_ULPS: real = 16.0;
 
 @compute @workgroup_size(256)
 fn direction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -27,7 +29,9 @@ fn direction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
         let a = abs(pi);
         let ax = abs(xi);
         let noise = RESOLUTION * max(ax.x, max(ax.y, ax.z));
-        mine.s.x = select(0.0, 1.0, max(a.x, max(a.y, a.z)) > noise);
+        let amax = max(a.x, max(a.y, a.z));
+        mine.s.x = select(0.0, 1.0, amax > noise);
+        mine.s.y = select(0.0, 1.0, amax > NEAR_RESOLUTION_ULPS * noise);
         mine.e.z = bound;
         mine.e.w = a.x + a.y + a.z;
     }

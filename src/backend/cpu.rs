@@ -577,18 +577,23 @@ impl NewtonSystem for CpuBackend {
                 .sum::<f64>()
         });
         let (x, p) = (&self.x, &self.p);
-        let below_resolution = (0..self.model.num_nodes()).all(|i| {
-            let xi = &x[i * dim..(i + 1) * dim];
-            let scale = xi.iter().fold(0.0f64, |m, c| m.max(c.abs()));
-            p[i * dim..(i + 1) * dim]
-                .iter()
-                .all(|c| c.abs() <= f64::EPSILON * scale)
-        });
+        let within_ulps = |ulps: f64| {
+            (0..self.model.num_nodes()).all(|i| {
+                let xi = &x[i * dim..(i + 1) * dim];
+                let scale = xi.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+                p[i * dim..(i + 1) * dim]
+                    .iter()
+                    .all(|c| c.abs() <= ulps * f64::EPSILON * scale)
+            })
+        };
+        let below_resolution = within_ulps(1.0);
+        let near_resolution = within_ulps(crate::newton::NEAR_RESOLUTION_ULPS);
         Direction {
             norm: -norm.min(0.0),
             cg_iterations: res.iterations,
             cg_converged: res.converged,
             below_resolution,
+            near_resolution,
         }
     }
 

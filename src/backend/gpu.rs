@@ -894,6 +894,7 @@ impl NewtonSystem for GpuBackend {
                     cg_iterations: cg.iterations,
                     cg_converged: cg.converged != 0,
                     below_resolution: lanes.s[0] == 0.0,
+                    near_resolution: lanes.s[1] == 0.0,
                 };
             }
             enc = self.encoder();

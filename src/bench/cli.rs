@@ -115,8 +115,11 @@ pub fn main(args: BenchArgs) -> ExitCode {
         args.out.join("bench.csv").display(),
         args.out.join("bench.json").display()
     );
-    if rows.iter().any(|r| r.status.starts_with("failed")) {
-        eprintln!("error: some entries failed (see the status column)");
+    if rows
+        .iter()
+        .any(|r| r.status.starts_with("failed") || r.status.starts_with("stalled"))
+    {
+        eprintln!("error: some entries failed or stalled (see the status column)");
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS

@@ -234,6 +234,7 @@ pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow
         }
     }
     let (mut newton, mut cg, mut min_d) = (0u64, 0u64, f64::INFINITY);
+    let mut stalled = None;
     let t0 = Instant::now();
     for _ in 0..o.steps {
         match sim.step() {
@@ -241,6 +242,9 @@ pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow
                 newton += r.newton_iterations as u64;
                 cg += r.cg_iterations;
                 min_d = r.min_wall_distance;
+                if let (None, Some(why)) = (stalled, r.stall) {
+                    stalled = Some((r.step, why));
+                }
             }
             Err(err) => {
                 row.status = format!("failed: step {}: {err}", sim.steps_taken() + 1);
@@ -249,6 +253,10 @@ pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow
         }
     }
     let secs = t0.elapsed().as_secs_f64();
+    if let Some((step, why)) = stalled {
+        // A timing of steps that made no progress would flatter the backend.
+        row.status = format!("stalled: step {step}: {}", why.code());
+    }
     let steps = o.steps.max(1) as f64;
     // Each step solves one more direction than it accepts iterations.
     let solves = newton as f64 + steps;
