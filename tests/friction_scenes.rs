@@ -261,36 +261,43 @@ fn bundled_square_on_slope_comes_to_rest_on_the_gpu() {
 
 /// The slope scene: lands, slides (μ = 0.11 is barely above tan θ = 0.1),
 /// comes to rest with all five bottom contacts sticking, never touching the wall.
-/// "At rest" is the centroid's: over the last second it moves slower than the static
-/// friction's creep bound ε_v = 1e-3 m/s. (The elastic square still rings at a few
-/// mm/s there, which implicit Euler damps slowly at h = 0.01 s; its kinetic energy
-/// was 0 only under the course's stopping rule, which froze every step whose first
-/// direction met the tolerance.)
+/// "At rest" is the centroid's: its mean over steps 751–800 is within ε_v · 1.5 s
+/// (the static friction's creep bound ε_v = 1e-3 m/s) of its mean over steps
+/// 601–650. The elastic square still rocks by about ±2 mm there, which implicit Euler
+/// damps slowly at h = 0.01 s, hence the means; its kinetic energy was 0 only under
+/// the course's stopping rule, which froze every step whose first direction met the
+/// tolerance.
 fn square_on_slope_rests(on: On) {
     let scene = springsim::scene::load("square_on_slope").unwrap();
     let Some(mut s) = sim(&scene, on) else {
         return;
     };
-    let centroid = |s: &mut springsim::sim::Simulation| {
-        let x = s.backend().positions();
-        let n = x.len() as f64 / 2.0;
-        [0, 1].map(|k| x.chunks(2).map(|p| p[k]).sum::<f64>() / n)
-    };
     let mut last = None;
-    let mut c700 = [0.0; 2];
+    let (mut early, mut late) = ([0.0; 2], [0.0; 2]);
     for step in 1..=800 {
         let r = s.step().unwrap();
         assert!(r.min_wall_distance > 0.0, "{on:?} {r:?}");
         common::assert_progress(&r, &format!("{on:?}"));
-        if step == 700 {
-            c700 = centroid(&mut s);
+        let window = match step {
+            601..=650 => Some(&mut early),
+            751..=800 => Some(&mut late),
+            _ => None,
+        };
+        if let Some(w) = window {
+            let x = s.backend().positions();
+            let n = x.len() as f64 / 2.0;
+            for k in 0..2 {
+                w[k] += x.chunks(2).map(|p| p[k]).sum::<f64>() / n / 50.0;
+            }
         }
         last = Some(r);
     }
     let r = last.unwrap();
-    let c800 = centroid(&mut s);
-    let speed = ((c800[0] - c700[0]).powi(2) + (c800[1] - c700[1]).powi(2)).sqrt() / 1.0;
-    assert!(speed < 1e-3, "{on:?}: centroid moves at {speed} m/s");
+    let drift = ((late[0] - early[0]).powi(2) + (late[1] - early[1]).powi(2)).sqrt();
+    assert!(
+        drift < 1e-3 * 1.5,
+        "{on:?}: the centroid drifted {drift} m in 1.5 s"
+    );
     assert_eq!((r.sticking, r.sliding), (5, 0), "{on:?} {r:?}");
 }
 
