@@ -472,3 +472,138 @@ mass = 1.0
     let e = scene::parse(&plane, "w.toml", "w").unwrap_err().to_string();
     assert!(e.contains("walls[0].shape"), "{e}");
 }
+
+/// One particle (1 kg, no radius) at `center` inside `wall`, with `dhat` and gravity.
+fn one_particle(dim: usize, wall: &str, center: &str) -> String {
+    let g = if dim == 2 {
+        "[0.0, -9.81]"
+    } else {
+        "[0.0, -9.81, 0.0]"
+    };
+    format!(
+        r#"
+dimension = {dim}
+[solver]
+dt = 0.01
+gravity = {g}
+[contact]
+dhat = 0.01
+kappa = 1e3
+[[walls]]
+type = "implicit"
+{wall}
+[[bodies]]
+generator = "particle"
+mass = 1.0
+center = {center}
+"#
+    )
+}
+
+/// Defect: a node exactly at the centre of a circle or sphere froze (the interval of
+/// `√(x² + y²)` over a box at the origin was the whole line, so the CCD bound was 0).
+#[test]
+fn particle_at_the_centre_of_a_circle_or_sphere_falls() {
+    for (dim, wall, center) in [
+        (2, "shape = \"circle\"\nradius = 3.0", "[0.0, 0.0]"),
+        (3, "shape = \"sphere\"\nradius = 3.0", "[0.0, 0.0, 0.0]"),
+        (
+            2,
+            "expression = \"3 - sqrt(x^2 + y^2)\"\ninside = \"positive\"",
+            "[0.0, 0.0]",
+        ),
+    ] {
+        let s = common::scene(&one_particle(dim, wall, center));
+        let m = s.model.clone();
+        let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), m.solver.clone());
+        for step in 1..=20 {
+            let rec = sim
+                .step()
+                .unwrap_or_else(|e| panic!("{wall} step {step}: {e}"));
+            assert!(rec.converged, "{wall} step {step}: not converged");
+        }
+        let x = sim.backend().positions();
+        assert!(x.iter().all(|c| c.is_finite()), "{wall}: {x:?}");
+        // implicit Euler: y₂₀ = −g h² (1 + 2 + … + 20) = −0.206 m
+        assert!((x[1] + 0.20601).abs() < 1e-6, "{wall}: y = {}", x[1]);
+    }
+}
+
+/// `√` at 0 and fractional powers of 0 have finite (zero) derivatives, and intervals of
+/// non-negative operations stay non-negative.
+#[test]
+fn sqrt_and_fractional_powers_at_zero_have_finite_derivatives() {
+    for (src, x) in [
+        ("3 - sqrt(x^2 + y^2)", [0.0, 0.0]),
+        ("sqrt(abs(x)) + y", [0.0, 1.0]),
+        ("abs(x)^0.5 - y", [0.0, 2.0]),
+        ("abs(x)^1.5 - y", [0.0, 2.0]),
+    ] {
+        let e = parse(src, 2).unwrap();
+        let d = eval_dual(&e, &x);
+        assert!(
+            d.g.iter()
+                .chain(d.h.iter().flatten())
+                .all(|c| c.is_finite()),
+            "{src}: {d:?}"
+        );
+        assert_eq!(d.g[0], 0.0, "{src}");
+    }
+    let e = parse("3 - sqrt(x^2 + y^2)", 2).unwrap();
+    let r = eval_interval(&e, &[0.0, -0.1], &[0.0, 0.0]);
+    assert!(
+        r.lo >= 2.9 - 1e-9 && r.hi <= 3.0 + 1e-9,
+        "[{}, {}]",
+        r.lo,
+        r.hi
+    );
+    let r = eval_interval(
+        &parse("sqrt(x^2 + x*x) + exp(y)^2", 2).unwrap(),
+        &[0.0; 2],
+        &[0.0; 2],
+    );
+    assert!(r.lo >= 1.0 - 1e-9, "[{}, {}]", r.lo, r.hi);
+    assert!(implicit_ccd_bound(&e, &[0.0, 0.0], &[0.0, -0.1]) == 1.0);
+}
+
+/// A node at or beyond d̂ from a wall gets exactly no barrier terms, even where the
+/// wall's derivatives are not finite there.
+#[test]
+fn far_nodes_get_no_barrier_terms_even_with_infinite_derivatives() {
+    // √(x²) at x = 1e-160: x² is subnormal and the second derivative of √ overflows
+    let w = ImplicitWall {
+        expr: parse("5 - y + sqrt(x^2)", 2).unwrap(),
+        label: "test".into(),
+    };
+    let x = [1e-160, 0.0];
+    let du = w.dual(&x);
+    assert!(du.h.iter().flatten().any(|c| !c.is_finite()), "{du:?}");
+    let b = BarrierParams {
+        kind: BarrierKind::Ipc,
+        dhat: 0.5,
+        kappa: 100.0,
+    };
+    let mut g = [0.0; 2];
+    implicit_barrier_gradient(&w, &b, 1.0, &x, &mut g);
+    assert_eq!(g, [0.0; 2]);
+    assert_eq!(implicit_barrier_value(&w, &b, 1.0, &x), 0.0);
+    let h = implicit_barrier_hessian_exact(&w, &b, 1.0, &x);
+    assert!(h.iter().all(|c| *c == 0.0), "{h:?}");
+}
+
+/// A V-shaped floor `y + 2 + 0.1 √(x²)` whose kink is under the particle: contact
+/// happens exactly where the derivative of `√` is taken at 0.
+pub const VALLEY: &str = "expression = \"y + 2 + 0.1 * sqrt(x^2)\"\ninside = \"positive\"";
+
+#[test]
+fn particle_rests_in_a_valley_at_a_sqrt_kink() {
+    let s = common::scene(&one_particle(2, VALLEY, "[0.0, -1.9]"));
+    let m = s.model.clone();
+    let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), m.solver.clone());
+    for step in 1..=100 {
+        sim.step().unwrap_or_else(|e| panic!("step {step}: {e}"));
+    }
+    let x = sim.backend().positions();
+    assert_eq!(x[0], 0.0);
+    assert!(x[1] > -2.0 && x[1] < -1.99, "{x:?}");
+}
