@@ -607,3 +607,62 @@ fn particle_rests_in_a_valley_at_a_sqrt_kink() {
     assert_eq!(x[0], 0.0);
     assert!(x[1] > -2.0 && x[1] < -1.99, "{x:?}");
 }
+
+fn wall_error(wall: &str, center: &str) -> String {
+    let e = scene::parse(&one_particle(2, wall, center), "w.toml", "w")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(e.lines().count(), 1, "{e}");
+    e
+}
+
+/// Defect: walls that are −∞, +∞ or undefined at a node were accepted (and froze the
+/// run) or refused with "move the body inside the wall".
+#[test]
+fn non_finite_walls_are_refused_at_their_field_with_the_reason() {
+    let expr = |e: &str| format!("expression = \"{e}\"\ninside = \"positive\"");
+    for (wall, center, want) in [
+        (
+            expr("ln(0) + 5"),
+            "[1.0, 2.0]",
+            "is −inf at node 0 of bodies[0] (x = (1, 2)): a division by zero or ln(0)?",
+        ),
+        (expr("5 - 1/(x*0)"), "[1.5, 0.0]", "is −inf at node 0"),
+        (expr("1/(x*0)"), "[0.0, 0.0]", "is +inf at node 0"),
+        (
+            expr("sqrt(-1 - y) + 3"),
+            "[0.0, 0.0]",
+            "is undefined (NaN) at node 0 of bodies[0] (x = (0, 0)): ln or sqrt",
+        ),
+        (
+            expr("9 - x^2 - y^2 + x/0"),
+            "[0.0, 0.5]",
+            "is undefined (NaN)",
+        ),
+    ] {
+        let e = wall_error(&wall, center);
+        assert!(
+            e.contains("w.toml:11: field `walls[0].expression`: the expression"),
+            "{e}"
+        );
+        assert!(e.contains(want), "{wall}: {e}");
+        assert!(!e.contains("move the body"), "{e}");
+    }
+    // a shape whose sizes overflow f64 away from its centre
+    let e = wall_error(
+        "shape = \"ellipse\"\nsemi_axes = [1e-300, 1.0]",
+        "[1e-3, 0.0]",
+    );
+    assert!(
+        e.contains("field `walls[0]`: the shape is −inf at node 0"),
+        "{e}"
+    );
+    // finite and negative: still the body's placement
+    let e = wall_error(&expr("1 - x"), "[2.0, 0.0]");
+    assert!(
+        e.contains("field `bodies[0].center`")
+            && e.contains("W = -1 m")
+            && e.contains("move the body inside the wall"),
+        "{e}"
+    );
+}
