@@ -312,3 +312,32 @@ fn particle_at_a_circle_centre_or_on_a_sqrt_kink_moves_on_the_gpu() {
         }
     }
 }
+
+/// Defect: a 200-term sum failed on the GPU with naga's "recursion limit" (the
+/// generated WGSL nested one call per term). The generated code is flat now: the
+/// longest sum and the deepest expressions the parser accepts validate in every kernel.
+#[test]
+fn longest_sums_and_deepest_expressions_validate_in_every_kernel() {
+    use springsim::implicit::expr::MAX_DEPTH;
+    let mut srcs = vec![format!("x{}", " + y".repeat(MAX_DEPTH))];
+    srcs.push(format!("{}x", "-".repeat(MAX_DEPTH)));
+    srcs.push((0..MAX_DEPTH).fold("x".to_string(), |e, _| format!("sin({e})")));
+    srcs.push((0..MAX_DEPTH - 1).fold("1 - x".to_string(), |e, _| format!("min({e}, 2 - y)")));
+    srcs.push((0..MAX_DEPTH / 3).fold("x".to_string(), |e, _| format!("sqrt(1 + abs({e}))")));
+    let walls: Vec<_> = srcs
+        .iter()
+        .map(|src| springsim::implicit::ImplicitWall {
+            expr: springsim::implicit::parse(src, 2).unwrap(),
+            label: "deep".into(),
+        })
+        .collect();
+    let gen = generate(&walls);
+    // flat: no line of the generated module holds more than one library call
+    assert!(
+        gen.lines().all(|l| l.matches('(').count() <= 2),
+        "nested calls in the generated WGSL"
+    );
+    for (path, _) in KERNELS {
+        reflect_with(path, &gen).unwrap_or_else(|e| panic!("{path}: {e}"));
+    }
+}

@@ -666,3 +666,84 @@ fn non_finite_walls_are_refused_at_their_field_with_the_reason() {
         "{e}"
     );
 }
+
+/// Expressions exactly [`MAX_DEPTH`] levels deep, of every way of nesting: functions,
+/// signs, parentheses, a long sum (n + 1 terms are n levels), `min` and powers.
+pub fn deepest_expressions() -> Vec<(&'static str, String)> {
+    use springsim::implicit::expr::MAX_DEPTH;
+    let n = MAX_DEPTH;
+    let wrap = |inner: &str, f: &dyn Fn(String) -> String, times: usize| {
+        (0..times).fold(inner.to_string(), |e, _| f(e))
+    };
+    vec![
+        ("sin", wrap("x", &|e| format!("sin({e})"), n)),
+        ("signs", format!("{}x", "-".repeat(n))),
+        ("parentheses", wrap("x", &|e| format!("({e} + 1)"), n)),
+        ("sum", format!("x{}", " + y".repeat(n))),
+        ("min", wrap("1 - x", &|e| format!("min({e}, 2 - y)"), n - 1)),
+        ("powers", wrap("x", &|e| format!("(0.5 * {e})^2"), n / 2)),
+        (
+            "mixed",
+            wrap("x", &|e| format!("sqrt(1 + abs({e}))"), n / 3),
+        ),
+    ]
+}
+
+/// Defect: 10 000 nested parentheses or 20 000 nested `sin` overflowed the stack
+/// (abort). Now anything deeper than MAX_DEPTH is a parse error naming the limit, and
+/// every walk over the deepest accepted expressions (parse, value, derivatives,
+/// intervals, WGSL, clone, compare, drop, a whole scene) runs on a 2 MiB thread.
+#[test]
+fn deep_expressions_are_refused_and_the_deepest_accepted_fit_a_small_stack() {
+    use springsim::implicit::expr::MAX_DEPTH;
+    let limit = format!("nested deeper than {MAX_DEPTH} levels");
+    let run = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            for (what, src) in [
+                ("parentheses", format!("{}x{}", "(".repeat(10_000), ")".repeat(10_000))),
+                ("sin", format!("{}x{}", "sin(".repeat(20_000), ")".repeat(20_000))),
+                ("signs", format!("{}x", "-".repeat(100_000))),
+                ("exponents", format!("x{}", "^-1".repeat(10_000))),
+                ("sum", format!("x{}", " + x".repeat(100_000))),
+                ("product", format!("x{}", " * x / y".repeat(50_000))),
+                ("one over", deepest_expressions()[0].1.replacen("sin(", "sin(sin(", 1) + ")"),
+                ("sum one over", format!("x{}", " + y".repeat(MAX_DEPTH + 1))),
+            ] {
+                let e = parse(&src, 2).unwrap_err();
+                assert!(e.reason.contains(&limit), "{what}: {e}");
+            }
+            for (what, src) in deepest_expressions() {
+                let e = parse(&src, 2).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let x = [0.25, 0.5];
+                let v = eval(&e, &x);
+                let d = eval_dual(&e, &x);
+                assert!(v.is_finite() && d.v == v, "{what}: {v} {}", d.v);
+                let r = eval_interval(&e, &[0.2, 0.4], &[0.3, 0.6]);
+                assert!(r.lo <= v && v <= r.hi, "{what}");
+                let w = ImplicitWall { expr: e.clone(), label: what.into() };
+                assert!(springsim::implicit::wgsl::generate(&[w]).len() > 1000);
+                assert_eq!(e.clone(), e);
+                // a whole scene: the inside sign and the particle radius add levels
+                let text = format!(
+                    "dimension = 2\n[solver]\ndt = 0.01\n[contact]\ndhat = 1e-9\nkappa = 1.0\n[[walls]]\ntype = \"implicit\"\nexpression = \"{src}\"\ninside = \"negative\"\n[[bodies]]\ngenerator = \"particle\"\nmass = 1.0\nradius = 1e-12\ncenter = [0.25, 0.5]\n"
+                );
+                // accepted or refused for the particle's placement, never a crash
+                let _ = scene::parse(&text, "deep.toml", "deep");
+            }
+        })
+        .unwrap();
+    run.join()
+        .expect("deep expressions overflowed a 2 MiB stack");
+}
+
+/// Every deep-expression error in a scene is one line naming the field.
+#[test]
+fn too_deep_expression_in_a_scene_names_the_field() {
+    let src = format!("{}x{}", "(".repeat(10_000), ")".repeat(10_000));
+    let e = wall_error(
+        &format!("expression = \"{src}\"\ninside = \"positive\""),
+        "[0.0, 0.0]",
+    );
+    assert!(e.contains("field `walls[0].expression`: at character 201: the expression is nested deeper than 200 levels"), "{}", &e[..300]);
+}
