@@ -3,7 +3,7 @@
 //! expressions never panic, and every accepted one evaluates (value, derivatives,
 //! intervals, WGSL) without a panic; mutated bundled scenes (lines deleted,
 //! duplicated, swapped between scenes, values and keys replaced by extreme ones)
-//! never panic, and every error is one line. Fixed case counts keep each property
+//! never panic, and every error is one line. Fixed case counts (512 per expression property, 1024 scenes) keep each property
 //! well under a minute in the test profile; proptest shrinks and prints any failing
 //! input.
 
@@ -241,74 +241,130 @@ fn key_of(line: &str) -> Option<&str> {
     (!k.is_empty() && !k.starts_with('#') && !k.starts_with('[')).then_some(k)
 }
 
+/// Values of the same type as `old` (a number, an array, a string), extreme ones
+/// first, so that most mutated scenes get past the TOML types into the validation.
+fn typed(old: &str, b: usize) -> String {
+    let old = old.trim();
+    let pick = |pool: &[&str]| pool[b % pool.len()].to_string();
+    if old.starts_with('[') {
+        let n = old.matches(',').count() + 1;
+        let c = [
+            "0.0", "-1.0", "1e308", "-1e308", "nan", "inf", "-inf", "1e-320", "2.5", "-0.0",
+        ];
+        let items: Vec<&str> = (0..n).map(|k| c[(b / (k + 1) + k) % c.len()]).collect();
+        format!("[{}]", items.join(", "))
+    } else if old.starts_with('"') {
+        let strings = [
+            "\"\"",
+            "\"x\"",
+            "\"ln(0) + x\"",
+            "\"1/(x*0)\"",
+            "\"3 - sqrt(x^2 + y^2)\"",
+            "\"9 - x^2 - y^2\"",
+            "\"positive\"",
+            "\"negative\"",
+            "\"circle\"",
+            "\"box\"",
+            "\"sextic\"",
+            "\"superellipse\"",
+            "\"ipc\"",
+            "\"book\"",
+            "\"newmark\"",
+            "\"direct\"",
+            "\"../../etc\"",
+        ];
+        pick(&strings)
+    } else if old == "true" || old == "false" {
+        pick(&["true", "false"])
+    } else if old.contains('.') || old.contains('e') {
+        pick(&[
+            "0.0", "-1.0", "1e308", "-1e308", "nan", "inf", "-inf", "1e-320", "1e-300", "0.5",
+            "3.0", "1e9",
+        ])
+    } else {
+        pick(&[
+            "0",
+            "1",
+            "2",
+            "3",
+            "-1",
+            "4294967296",
+            "18446744073709551615",
+        ])
+    }
+}
+
 /// Applies mutation `(kind, a, b)` to the lines of a scene.
 fn mutate(lines: &mut Vec<String>, (kind, a, b): (u8, usize, usize), donors: &[Vec<String>]) {
     if lines.is_empty() {
         return;
     }
     let i = a % lines.len();
-    let keys: Vec<String> = donors
-        .iter()
-        .flatten()
-        .filter_map(|l| key_of(l))
-        .filter(|k| *k != "cells" && *k != "count")
-        .map(String::from)
-        .collect();
-    match kind % 6 {
-        0 => {
-            lines.remove(i);
-        }
-        1 => {
-            let l = lines[i].clone();
-            lines.insert(b % lines.len(), l);
-        }
-        2 => {
-            // a value replaced
-            if let Some(k) = key_of(&lines[i]).map(String::from) {
-                let v = if k == "cells" || k == "count" {
-                    SMALL[b % SMALL.len()].to_string()
-                } else {
-                    let pool = values();
-                    pool[b % pool.len()].clone()
-                };
-                lines[i] = format!("{k} = {v}");
-            }
-        }
-        3 => {
-            // a key renamed (never to a key that sizes a body)
-            if let Some(line) = lines[i].split_once('=').map(|(_, v)| v.to_string()) {
-                if key_of(&lines[i]).is_some_and(|k| k != "cells" && k != "count") {
-                    lines[i] = format!("{} ={line}", keys[b % keys.len()]);
+    let sizing = |k: &str| k == "cells" || k == "count";
+    match kind % 10 {
+        0..=5 => {
+            // a value replaced: mostly by one of the same type, sometimes by anything
+            if let Some((k, old)) = lines[i].split_once('=') {
+                let k = k.trim().to_string();
+                if key_of(&lines[i]).is_some() {
+                    let v = if sizing(&k) {
+                        SMALL[b % SMALL.len()].to_string()
+                    } else if kind % 10 < 5 {
+                        typed(old, b)
+                    } else {
+                        let pool = values();
+                        pool[b % pool.len()].clone()
+                    };
+                    lines[i] = format!("{k} = {v}");
                 }
             }
         }
-        4 => {
-            // a line of another scene inserted
-            let d = &donors[b % donors.len()];
-            if !d.is_empty() {
-                let l = d[(a / 7) % d.len()].clone();
-                lines.insert(i, l);
+        6 => {
+            lines.remove(i);
+        }
+        7 => {
+            let l = lines[i].clone();
+            lines.insert(b % lines.len(), l);
+        }
+        8 => {
+            // a key renamed (never to a key that sizes a body)
+            let keys: Vec<&str> = donors
+                .iter()
+                .flatten()
+                .filter_map(|l| key_of(l))
+                .filter(|k| !sizing(k))
+                .collect();
+            if key_of(&lines[i]).is_some_and(|k| !sizing(k)) {
+                if let Some((_, v)) = lines[i].split_once('=') {
+                    lines[i] = format!("{} ={v}", keys[b % keys.len()]);
+                }
             }
         }
         _ => {
-            // a section header swapped in
-            let h = [
+            // a line of another scene, or a section header, inserted
+            let d = &donors[b % donors.len()];
+            let headers = [
                 "[solver]",
                 "[contact]",
                 "[run]",
                 "[[walls]]",
                 "[[bodies]]",
-                "[bodies]",
-                "[[solver]]",
                 "[x]",
             ];
-            lines.insert(i, h[b % h.len()].to_string());
+            let l = if b % 3 == 0 || d.is_empty() {
+                headers[(b / 3) % headers.len()].to_string()
+            } else {
+                d[(a / 7) % d.len()].clone()
+            };
+            if key_of(&l).is_none_or(|k| !sizing(k)) {
+                lines.insert(i, l);
+            }
         }
     }
 }
 
 proptest! {
-    #![proptest_config(config(384))]
+    #![proptest_config(config(1024))]
 
     #[test]
     fn mutated_bundled_scenes_never_crash_and_errors_are_one_line(

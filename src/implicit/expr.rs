@@ -282,7 +282,7 @@ impl Parser {
         if depth + 1 > MAX_DEPTH {
             return Err(too_deep(
                 pos,
-                "a chain of n operators, such as a sum of n + 1 terms, counts n; group long sums in parentheses",
+                "every operation counts one level, so a sum of n + 1 terms is n levels; group long sums in parentheses",
             ));
         }
         Ok((e, depth + 1))

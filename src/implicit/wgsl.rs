@@ -17,8 +17,17 @@ use std::fmt::Write;
 /// The path under which kernels import the generated module.
 pub const GENERATED_PATH: &str = "generated/implicit_walls.wgsl";
 
+/// `c` as an f32 literal. Beyond f32's range it is the largest f32 of its sign (an
+/// `inf` literal is not WGSL, so a wall constant such as `1e39` made every kernel
+/// fail to compile); a NaN, which no expression or shape produces, is written as 0.
 fn lit(c: f64) -> String {
-    format!("real({:?})", c as f32)
+    let v = c as f32;
+    let v = if v.is_nan() {
+        0.0
+    } else {
+        v.clamp(-f32::MAX, f32::MAX)
+    };
+    format!("real({v:?})")
 }
 
 fn var(k: usize) -> &'static str {
