@@ -459,6 +459,22 @@ mass = 1.0
             "not a point and normal",
         ),
         ("", "walls[0]", "missing field `shape` or `expression`"),
+        // keys that were silently ignored
+        (
+            "expression = \"1 - x^2\"\ninside = \"positive\"\ncenter = [0.5, 0.0]",
+            "walls[0].center",
+            "an expression wall takes only expression and inside",
+        ),
+        (
+            "shape = \"circle\"\nradius = 2.0\nexponent = 3.0",
+            "walls[0].exponent",
+            "shape = \"circle\" takes only center and radius",
+        ),
+        (
+            "shape = \"box\"\nhalf_extents = [1.0, 1.0]\nradius = 3.0",
+            "walls[0].radius",
+            "takes only center and half_extents",
+        ),
     ] {
         let e = scene::parse(&base(wall), "w.toml", "w")
             .unwrap_err()

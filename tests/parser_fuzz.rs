@@ -388,3 +388,11 @@ proptest! {
         }
     }
 }
+
+/// The fuzz starts from the bundled scenes, which all load as they are.
+#[test]
+fn every_bundled_scene_parses_unmutated() {
+    for (name, text) in scene::BUNDLED {
+        scene::parse(text, name, name).unwrap_or_else(|e| panic!("{e}"));
+    }
+}

@@ -59,6 +59,11 @@ impl Builder<'_> {
                 ))
             }
             (None, Some(src)) => {
+                self.reject_given(
+                    &format!("walls.{i}"),
+                    &shape_keys(w),
+                    |_| "this key sizes a shape; an expression wall takes only expression and inside (write the shift or size into the expression)".into(),
+                )?;
                 let e = parse(src, dim)
                     .map_err(|e| self.err(&f("expression"), format!("{e} in \"{}\"", clip(src))))?;
                 let inside = self.required(
@@ -143,6 +148,19 @@ impl Builder<'_> {
             }
             Ok(())
         };
+        let takes: &[&str] = match name {
+            "box" => &["center", "half_extents"],
+            "ellipse" | "ellipsoid" => &["center", "semi_axes"],
+            "superellipse" => &["center", "semi_axes", "exponent"],
+            _ => &["center", "radius"],
+        };
+        let stray: Vec<(&str, bool)> = shape_keys(w)
+            .into_iter()
+            .filter(|(k, _)| !takes.contains(k))
+            .collect();
+        self.reject_given(&sec, &stray, |_| {
+            format!("shape = \"{name}\" takes only {}", takes.join(" and "))
+        })?;
         Ok(match name {
             "circle" => {
                 need_dim(2)?;
@@ -294,4 +312,15 @@ fn clip(src: &str) -> String {
     } else {
         format!("{}…", one_line.chars().take(60).collect::<String>())
     }
+}
+
+/// The keys that size or place a shape, and whether wall `w` gives each.
+fn shape_keys(w: &WallSection) -> Vec<(&'static str, bool)> {
+    vec![
+        ("center", w.center.is_some()),
+        ("radius", w.radius.is_some()),
+        ("half_extents", w.half_extents.is_some()),
+        ("semi_axes", w.semi_axes.is_some()),
+        ("exponent", w.exponent.is_some()),
+    ]
 }
