@@ -459,6 +459,22 @@ mass = 1.0
             "not a point and normal",
         ),
         ("", "walls[0]", "missing field `shape` or `expression`"),
+        // keys that were silently ignored
+        (
+            "expression = \"1 - x^2\"\ninside = \"positive\"\ncenter = [0.5, 0.0]",
+            "walls[0].center",
+            "an expression wall takes only expression and inside",
+        ),
+        (
+            "shape = \"circle\"\nradius = 2.0\nexponent = 3.0",
+            "walls[0].exponent",
+            "shape = \"circle\" takes only center and radius",
+        ),
+        (
+            "shape = \"box\"\nhalf_extents = [1.0, 1.0]\nradius = 3.0",
+            "walls[0].radius",
+            "takes only center and half_extents",
+        ),
     ] {
         let e = scene::parse(&base(wall), "w.toml", "w")
             .unwrap_err()
@@ -471,4 +487,279 @@ mass = 1.0
     );
     let e = scene::parse(&plane, "w.toml", "w").unwrap_err().to_string();
     assert!(e.contains("walls[0].shape"), "{e}");
+}
+
+/// One particle (1 kg, no radius) at `center` inside `wall`, with `dhat` and gravity.
+fn one_particle(dim: usize, wall: &str, center: &str) -> String {
+    let g = if dim == 2 {
+        "[0.0, -9.81]"
+    } else {
+        "[0.0, -9.81, 0.0]"
+    };
+    format!(
+        r#"
+dimension = {dim}
+[solver]
+dt = 0.01
+gravity = {g}
+[contact]
+dhat = 0.01
+kappa = 1e3
+[[walls]]
+type = "implicit"
+{wall}
+[[bodies]]
+generator = "particle"
+mass = 1.0
+center = {center}
+"#
+    )
+}
+
+/// Defect: a node exactly at the centre of a circle or sphere froze (the interval of
+/// `√(x² + y²)` over a box at the origin was the whole line, so the CCD bound was 0).
+#[test]
+fn particle_at_the_centre_of_a_circle_or_sphere_falls() {
+    for (dim, wall, center) in [
+        (2, "shape = \"circle\"\nradius = 3.0", "[0.0, 0.0]"),
+        (3, "shape = \"sphere\"\nradius = 3.0", "[0.0, 0.0, 0.0]"),
+        (
+            2,
+            "expression = \"3 - sqrt(x^2 + y^2)\"\ninside = \"positive\"",
+            "[0.0, 0.0]",
+        ),
+    ] {
+        let s = common::scene(&one_particle(dim, wall, center));
+        let m = s.model.clone();
+        let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), m.solver.clone());
+        for step in 1..=20 {
+            let rec = sim
+                .step()
+                .unwrap_or_else(|e| panic!("{wall} step {step}: {e}"));
+            assert!(rec.converged, "{wall} step {step}: not converged");
+        }
+        let x = sim.backend().positions();
+        assert!(x.iter().all(|c| c.is_finite()), "{wall}: {x:?}");
+        // implicit Euler: y₂₀ = −g h² (1 + 2 + … + 20) = −0.206 m
+        assert!((x[1] + 0.20601).abs() < 1e-6, "{wall}: y = {}", x[1]);
+    }
+}
+
+/// `√` at 0 and fractional powers of 0 have finite (zero) derivatives, and intervals of
+/// non-negative operations stay non-negative.
+#[test]
+fn sqrt_and_fractional_powers_at_zero_have_finite_derivatives() {
+    for (src, x) in [
+        ("3 - sqrt(x^2 + y^2)", [0.0, 0.0]),
+        ("sqrt(abs(x)) + y", [0.0, 1.0]),
+        ("abs(x)^0.5 - y", [0.0, 2.0]),
+        ("abs(x)^1.5 - y", [0.0, 2.0]),
+    ] {
+        let e = parse(src, 2).unwrap();
+        let d = eval_dual(&e, &x);
+        assert!(
+            d.g.iter()
+                .chain(d.h.iter().flatten())
+                .all(|c| c.is_finite()),
+            "{src}: {d:?}"
+        );
+        assert_eq!(d.g[0], 0.0, "{src}");
+    }
+    let e = parse("3 - sqrt(x^2 + y^2)", 2).unwrap();
+    let r = eval_interval(&e, &[0.0, -0.1], &[0.0, 0.0]);
+    assert!(
+        r.lo >= 2.9 - 1e-9 && r.hi <= 3.0 + 1e-9,
+        "[{}, {}]",
+        r.lo,
+        r.hi
+    );
+    let r = eval_interval(
+        &parse("sqrt(x^2 + x*x) + exp(y)^2", 2).unwrap(),
+        &[0.0; 2],
+        &[0.0; 2],
+    );
+    assert!(r.lo >= 1.0 - 1e-9, "[{}, {}]", r.lo, r.hi);
+    assert!(implicit_ccd_bound(&e, &[0.0, 0.0], &[0.0, -0.1]) == 1.0);
+}
+
+/// A node at or beyond d̂ from a wall gets exactly no barrier terms, even where the
+/// wall's derivatives are not finite there.
+#[test]
+fn far_nodes_get_no_barrier_terms_even_with_infinite_derivatives() {
+    // √(x²) at x = 1e-160: x² is subnormal and the second derivative of √ overflows
+    let w = ImplicitWall {
+        expr: parse("5 - y + sqrt(x^2)", 2).unwrap(),
+        label: "test".into(),
+    };
+    let x = [1e-160, 0.0];
+    let du = w.dual(&x);
+    assert!(du.h.iter().flatten().any(|c| !c.is_finite()), "{du:?}");
+    let b = BarrierParams {
+        kind: BarrierKind::Ipc,
+        dhat: 0.5,
+        kappa: 100.0,
+    };
+    let mut g = [0.0; 2];
+    implicit_barrier_gradient(&w, &b, 1.0, &x, &mut g);
+    assert_eq!(g, [0.0; 2]);
+    assert_eq!(implicit_barrier_value(&w, &b, 1.0, &x), 0.0);
+    let h = implicit_barrier_hessian_exact(&w, &b, 1.0, &x);
+    assert!(h.iter().all(|c| *c == 0.0), "{h:?}");
+}
+
+/// A V-shaped floor `y + 2 + 0.1 √(x²)` whose kink is under the particle: contact
+/// happens exactly where the derivative of `√` is taken at 0.
+pub const VALLEY: &str = "expression = \"y + 2 + 0.1 * sqrt(x^2)\"\ninside = \"positive\"";
+
+#[test]
+fn particle_rests_in_a_valley_at_a_sqrt_kink() {
+    let s = common::scene(&one_particle(2, VALLEY, "[0.0, -1.9]"));
+    let m = s.model.clone();
+    let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), m.solver.clone());
+    for step in 1..=100 {
+        sim.step().unwrap_or_else(|e| panic!("step {step}: {e}"));
+    }
+    let x = sim.backend().positions();
+    assert_eq!(x[0], 0.0);
+    assert!(x[1] > -2.0 && x[1] < -1.99, "{x:?}");
+}
+
+fn wall_error(wall: &str, center: &str) -> String {
+    let e = scene::parse(&one_particle(2, wall, center), "w.toml", "w")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(e.lines().count(), 1, "{e}");
+    e
+}
+
+/// Defect: walls that are −∞, +∞ or undefined at a node were accepted (and froze the
+/// run) or refused with "move the body inside the wall".
+#[test]
+fn non_finite_walls_are_refused_at_their_field_with_the_reason() {
+    let expr = |e: &str| format!("expression = \"{e}\"\ninside = \"positive\"");
+    for (wall, center, want) in [
+        (
+            expr("ln(0) + 5"),
+            "[1.0, 2.0]",
+            "is −inf at node 0 of bodies[0] (x = (1, 2)): a division by zero or ln(0)?",
+        ),
+        (expr("5 - 1/(x*0)"), "[1.5, 0.0]", "is −inf at node 0"),
+        (expr("1/(x*0)"), "[0.0, 0.0]", "is +inf at node 0"),
+        (
+            expr("sqrt(-1 - y) + 3"),
+            "[0.0, 0.0]",
+            "is undefined (NaN) at node 0 of bodies[0] (x = (0, 0)): ln or sqrt",
+        ),
+        (
+            expr("9 - x^2 - y^2 + x/0"),
+            "[0.0, 0.5]",
+            "is undefined (NaN)",
+        ),
+    ] {
+        let e = wall_error(&wall, center);
+        assert!(
+            e.contains("w.toml:11: field `walls[0].expression`: the expression"),
+            "{e}"
+        );
+        assert!(e.contains(want), "{wall}: {e}");
+        assert!(!e.contains("move the body"), "{e}");
+    }
+    // a shape whose sizes overflow f64 away from its centre
+    let e = wall_error(
+        "shape = \"ellipse\"\nsemi_axes = [1e-300, 1.0]",
+        "[1e-3, 0.0]",
+    );
+    assert!(
+        e.contains("field `walls[0]`: the shape is −inf at node 0"),
+        "{e}"
+    );
+    // finite and negative: still the body's placement
+    let e = wall_error(&expr("1 - x"), "[2.0, 0.0]");
+    assert!(
+        e.contains("field `bodies[0].center`")
+            && e.contains("W = -1 m")
+            && e.contains("move the body inside the wall"),
+        "{e}"
+    );
+}
+
+/// Expressions exactly [`MAX_DEPTH`] levels deep, of every way of nesting: functions,
+/// signs, parentheses, a long sum (n + 1 terms are n levels), `min` and powers.
+pub fn deepest_expressions() -> Vec<(&'static str, String)> {
+    use springsim::implicit::expr::MAX_DEPTH;
+    let n = MAX_DEPTH;
+    let wrap = |inner: &str, f: &dyn Fn(String) -> String, times: usize| {
+        (0..times).fold(inner.to_string(), |e, _| f(e))
+    };
+    vec![
+        ("sin", wrap("x", &|e| format!("sin({e})"), n)),
+        ("signs", format!("{}x", "-".repeat(n))),
+        ("parentheses", wrap("x", &|e| format!("({e} + 1)"), n)),
+        ("sum", format!("x{}", " + y".repeat(n))),
+        ("min", wrap("1 - x", &|e| format!("min({e}, 2 - y)"), n - 1)),
+        ("powers", wrap("x", &|e| format!("(0.5 * {e})^2"), n / 2)),
+        (
+            "mixed",
+            wrap("x", &|e| format!("sqrt(1 + abs({e}))"), n / 3),
+        ),
+    ]
+}
+
+/// Defect: 10 000 nested parentheses or 20 000 nested `sin` overflowed the stack
+/// (abort). Now anything deeper than MAX_DEPTH is a parse error naming the limit, and
+/// every walk over the deepest accepted expressions (parse, value, derivatives,
+/// intervals, WGSL, clone, compare, drop, a whole scene) runs on a 2 MiB thread.
+#[test]
+fn deep_expressions_are_refused_and_the_deepest_accepted_fit_a_small_stack() {
+    use springsim::implicit::expr::MAX_DEPTH;
+    let limit = format!("nested deeper than {MAX_DEPTH} levels");
+    let run = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            for (what, src) in [
+                ("parentheses", format!("{}x{}", "(".repeat(10_000), ")".repeat(10_000))),
+                ("sin", format!("{}x{}", "sin(".repeat(20_000), ")".repeat(20_000))),
+                ("signs", format!("{}x", "-".repeat(100_000))),
+                ("exponents", format!("x{}", "^-1".repeat(10_000))),
+                ("sum", format!("x{}", " + x".repeat(100_000))),
+                ("product", format!("x{}", " * x / y".repeat(50_000))),
+                ("one over", deepest_expressions()[0].1.replacen("sin(", "sin(sin(", 1) + ")"),
+                ("sum one over", format!("x{}", " + y".repeat(MAX_DEPTH + 1))),
+            ] {
+                let e = parse(&src, 2).unwrap_err();
+                assert!(e.reason.contains(&limit), "{what}: {e}");
+            }
+            for (what, src) in deepest_expressions() {
+                let e = parse(&src, 2).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let x = [0.25, 0.5];
+                let v = eval(&e, &x);
+                let d = eval_dual(&e, &x);
+                assert!(v.is_finite() && d.v == v, "{what}: {v} {}", d.v);
+                let r = eval_interval(&e, &[0.2, 0.4], &[0.3, 0.6]);
+                assert!(r.lo <= v && v <= r.hi, "{what}");
+                let w = ImplicitWall { expr: e.clone(), label: what.into() };
+                assert!(springsim::implicit::wgsl::generate(&[w]).len() > 1000);
+                assert_eq!(e.clone(), e);
+                // a whole scene: the inside sign and the particle radius add levels
+                let text = format!(
+                    "dimension = 2\n[solver]\ndt = 0.01\n[contact]\ndhat = 1e-9\nkappa = 1.0\n[[walls]]\ntype = \"implicit\"\nexpression = \"{src}\"\ninside = \"negative\"\n[[bodies]]\ngenerator = \"particle\"\nmass = 1.0\nradius = 1e-12\ncenter = [0.25, 0.5]\n"
+                );
+                // accepted or refused for the particle's placement, never a crash
+                let _ = scene::parse(&text, "deep.toml", "deep");
+            }
+        })
+        .unwrap();
+    run.join()
+        .expect("deep expressions overflowed a 2 MiB stack");
+}
+
+/// Every deep-expression error in a scene is one line naming the field.
+#[test]
+fn too_deep_expression_in_a_scene_names_the_field() {
+    let src = format!("{}x{}", "(".repeat(10_000), ")".repeat(10_000));
+    let e = wall_error(
+        &format!("expression = \"{src}\"\ninside = \"positive\""),
+        "[0.0, 0.0]",
+    );
+    assert!(e.contains("field `walls[0].expression`: at character 201: the expression is nested deeper than 200 levels"), "{}", &e[..300]);
 }

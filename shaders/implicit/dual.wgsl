@@ -56,16 +56,26 @@ fn dual_powi(a: Dual, n: i32) -> Dual {
     return dual_chain(a, real_powi(a.v, n), f1, f2);
 }
 
+// At a base of 0 an infinite derivative (c < 1, or c < 2 for the second) is taken as
+// 0, as in powc3 of the CPU twin.
 fn dual_powc(a: Dual, c: real) -> Dual {
     let b = max(a.v, 0.0);
-    return dual_chain(a, pow(b, c), c * pow(b, c - 1.0), c * (c - 1.0) * pow(b, c - 2.0));
+    if (b > 0.0) {
+        return dual_chain(a, pow(b, c), c * pow(b, c - 1.0), c * (c - 1.0) * pow(b, c - 2.0));
+    }
+    return dual_chain(a, pow(b, c), select(0.0, 1.0, c == 1.0), select(0.0, 2.0, c == 2.0));
 }
 
 fn dual_abs(a: Dual) -> Dual { return dual_chain(a, abs(a.v), sign(a.v), 0.0); }
 
+// At 0 the derivatives are infinite; 0 is taken (a subgradient choice, as sqrt3 of
+// the CPU twin), so sqrt(x² + y²) at the origin has a zero gradient, not ∞ · 0 = NaN.
 fn dual_sqrt(a: Dual) -> Dual {
     let s = sqrt(a.v);
-    return dual_chain(a, s, 0.5 / s, -0.25 / (s * a.v));
+    if (s > 0.0) {
+        return dual_chain(a, s, 0.5 / s, -0.25 / (s * a.v));
+    }
+    return dual_chain(a, s, 0.0, 0.0);
 }
 
 fn dual_exp(a: Dual) -> Dual {

@@ -20,14 +20,27 @@ fn ival_widen(lo: real, hi: real, rel: real) -> Ival {
 }
 
 fn ival_whole() -> Ival { return Ival(-BIG, BIG); }
+// The lower end raised to 0 for operations whose values are never negative (squares,
+// sqrt, exp, sums and products of such), as non_negative of the CPU twin: widening
+// must not make sqrt(x² + y²) over a box at the origin the whole line.
+fn ival_nonneg(a: Ival) -> Ival {
+    if (a.lo <= -BIG) { return a; }
+    return Ival(max(a.lo, 0.0), a.hi);
+}
 fn ival_const(c: real) -> Ival { return Ival(c, c); }
 fn ival_neg(a: Ival) -> Ival { return Ival(-a.hi, -a.lo); }
-fn ival_add(a: Ival, b: Ival) -> Ival { return ival_widen(a.lo + b.lo, a.hi + b.hi, IVAL_REL); }
+fn ival_add(a: Ival, b: Ival) -> Ival {
+    let s = ival_widen(a.lo + b.lo, a.hi + b.hi, IVAL_REL);
+    if (a.lo >= 0.0 && b.lo >= 0.0) { return ival_nonneg(s); }
+    return s;
+}
 fn ival_sub(a: Ival, b: Ival) -> Ival { return ival_widen(a.lo - b.hi, a.hi - b.lo, IVAL_REL); }
 
 fn ival_mul(a: Ival, b: Ival) -> Ival {
     let p = vec4<real>(a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi);
-    return ival_widen(min(min(p.x, p.y), min(p.z, p.w)), max(max(p.x, p.y), max(p.z, p.w)), IVAL_REL);
+    let r = ival_widen(min(min(p.x, p.y), min(p.z, p.w)), max(max(p.x, p.y), max(p.z, p.w)), IVAL_REL);
+    if (a.lo >= 0.0 && b.lo >= 0.0) { return ival_nonneg(r); }
+    return r;
 }
 
 fn ival_recip(b: Ival) -> Ival {
@@ -51,6 +64,7 @@ fn ival_powi(a: Ival, n: i32) -> Ival {
     } else {
         o = ival_widen(0.0, max(l, h), rel);
     }
+    if (m % 2 == 0 || a.lo >= 0.0) { o = ival_nonneg(o); }
     if (n < 0) { return ival_recip(o); }
     return o;
 }
@@ -58,8 +72,8 @@ fn ival_powi(a: Ival, n: i32) -> Ival {
 fn ival_powc(a: Ival, c: real) -> Ival {
     let l = max(a.lo, 0.0);
     let h = max(a.hi, 0.0);
-    if (c >= 0.0) { return ival_widen(pow(l, c), pow(h, c), IVAL_TRANS); }
-    if (l > 0.0) { return ival_widen(pow(h, c), pow(l, c), IVAL_TRANS); }
+    if (c >= 0.0) { return ival_nonneg(ival_widen(pow(l, c), pow(h, c), IVAL_TRANS)); }
+    if (l > 0.0) { return ival_nonneg(ival_widen(pow(h, c), pow(l, c), IVAL_TRANS)); }
     return ival_whole();
 }
 
@@ -71,10 +85,10 @@ fn ival_abs(a: Ival) -> Ival {
 
 fn ival_sqrt(a: Ival) -> Ival {
     if (a.lo < 0.0) { return ival_whole(); }
-    return ival_widen(sqrt(a.lo), sqrt(a.hi), IVAL_TRANS);
+    return ival_nonneg(ival_widen(sqrt(a.lo), sqrt(a.hi), IVAL_TRANS));
 }
 
-fn ival_exp(a: Ival) -> Ival { return ival_widen(exp(a.lo), exp(a.hi), IVAL_TRANS); }
+fn ival_exp(a: Ival) -> Ival { return ival_nonneg(ival_widen(exp(a.lo), exp(a.hi), IVAL_TRANS)); }
 
 fn ival_ln(a: Ival) -> Ival {
     if (a.lo <= 0.0) { return ival_whole(); }

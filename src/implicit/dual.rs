@@ -2,7 +2,8 @@
 //! every sub-expression carries `(v, ∇v, ∇²v)` in three variables and the chain rule
 //! `f(a) → (f, f′ ∇a, f′ ∇²a + f″ ∇a ∇aᵀ)` (no finite differences). At the kinks of
 //! `abs`, `min`, `max` one side's derivative is taken (`sign(0) = 0`, `min` picks `a`
-//! when `a ≤ b`). The WGSL twin is `shaders/implicit/dual.wgsl`.
+//! when `a ≤ b`), and where `sqrt` or a fractional power has an infinite derivative
+//! at 0 the derivative is taken as 0 ([`sqrt3`], [`powc3`]). The WGSL twin is `shaders/implicit/dual.wgsl`.
 
 use super::expr::{Expr, Func};
 
@@ -82,6 +83,39 @@ pub fn powi3(a: f64, n: i32) -> (f64, f64, f64) {
     )
 }
 
+/// `√a` with its first and second derivatives. At `a = 0` both derivatives are
+/// infinite; 0 is taken there (the one-sided derivative of `√max(a, 0)` from the
+/// left, a valid subgradient choice), so that `√(x² + y²)` at the origin has a
+/// zero gradient rather than `∞ · 0 = NaN`, which would freeze the whole body.
+pub fn sqrt3(a: f64) -> (f64, f64, f64) {
+    let s = a.sqrt();
+    if s > 0.0 {
+        (s, 0.5 / s, -0.25 / (s * a))
+    } else {
+        (s, 0.0, 0.0)
+    }
+}
+
+/// `max(a, 0)^c` with its first and second derivatives, for a constant `c`. Where the
+/// base is 0 and a derivative is infinite (`c < 1` for the first, `c < 2` for the
+/// second), 0 is taken, as for [`sqrt3`].
+pub fn powc3(a: f64, c: f64) -> (f64, f64, f64) {
+    let b = a.max(0.0);
+    if b > 0.0 {
+        (
+            b.powf(c),
+            c * b.powf(c - 1.0),
+            c * (c - 1.0) * b.powf(c - 2.0),
+        )
+    } else {
+        (
+            b.powf(c),
+            if c == 1.0 { 1.0 } else { 0.0 },
+            if c == 2.0 { 2.0 } else { 0.0 },
+        )
+    }
+}
+
 /// Value, gradient and Hessian of `e` at the point `x` (`dim` ≤ 3 coordinates, m).
 pub fn eval_dual(e: &Expr, x: &[f64]) -> Dual {
     match e {
@@ -103,12 +137,8 @@ pub fn eval_dual(e: &Expr, x: &[f64]) -> Dual {
         }
         Expr::PowC(a, c) => {
             let a = eval_dual(a, x);
-            let b = a.v.max(0.0);
-            a.chain(
-                b.powf(*c),
-                c * b.powf(c - 1.0),
-                c * (c - 1.0) * b.powf(c - 2.0),
-            )
+            let (f, f1, f2) = powc3(a.v, *c);
+            a.chain(f, f1, f2)
         }
         Expr::Call(f, a) => {
             let a = eval_dual(a, x);
@@ -116,8 +146,8 @@ pub fn eval_dual(e: &Expr, x: &[f64]) -> Dual {
             match f {
                 Func::Abs => a.chain(v.abs(), sign(v), 0.0),
                 Func::Sqrt => {
-                    let s = v.sqrt();
-                    a.chain(s, 0.5 / s, -0.25 / (s * v))
+                    let (f, f1, f2) = sqrt3(v);
+                    a.chain(f, f1, f2)
                 }
                 Func::Exp => {
                     let ev = v.exp();

@@ -4,8 +4,19 @@
 //! `abs sqrt exp ln sin cos` of one argument and `min max` of two, and the constant
 //! `pi`. Exponents must be constant: integers for any base, other numbers only for
 //! a base that is never negative (`abs(x)^2.5`; the base is clamped at 0).
+//!
+//! Expressions are limited to [`MAX_DEPTH`] levels, both of nesting in the text
+//! (parentheses, function calls, signs) and of the parsed tree (a chain of `n`
+//! operators such as a sum of `n + 1` terms is `n` levels deep), so that the parser
+//! and every recursive walk over an [`Expr`] (evaluation, derivatives, intervals,
+//! WGSL generation) stay far inside a thread's stack.
 
 use std::fmt;
+
+/// The most levels an expression may nest (see the module docs): deeper ones are a
+/// parse error, so every recursive walk over a parsed [`Expr`] is at most this deep
+/// (plus the few levels a scene adds: the sign of `inside`, the particle radius).
+pub const MAX_DEPTH: usize = 200;
 
 /// One node of a parsed expression.
 #[derive(Clone, Debug, PartialEq)]
@@ -108,6 +119,10 @@ impl Expr {
     pub fn min(a: Expr, b: Expr) -> Expr {
         Expr::Min(Box::new(a), Box::new(b))
     }
+    /// `max(a, b)`.
+    pub fn max(a: Expr, b: Expr) -> Expr {
+        Expr::Max(Box::new(a), Box::new(b))
+    }
     /// The largest variable index used plus one (0 for a constant).
     pub fn arity(&self) -> usize {
         match self {
@@ -136,6 +151,8 @@ struct Parser {
     toks: Vec<(Tok, usize)>,
     at: usize,
     dim: usize,
+    /// Nesting levels open in the text (parentheses, arguments, signs, exponents).
+    nesting: usize,
 }
 
 fn lex(src: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
@@ -195,8 +212,9 @@ pub fn parse(src: &str, dim: usize) -> Result<Expr, ParseError> {
         toks: lex(src)?,
         at: 0,
         dim,
+        nesting: 0,
     };
-    let e = p.sum()?;
+    let (e, _) = p.sum()?;
     match p.peek() {
         (Tok::End, _) => Ok(e),
         (t, pos) => Err(ParseError {
@@ -212,6 +230,16 @@ fn describe(t: &Tok) -> String {
         Tok::Ident(s) => format!("`{s}`"),
         Tok::Op(c) => format!("`{c}`"),
         Tok::End => "the end of the expression".to_string(),
+    }
+}
+
+/// A parsed sub-expression and the depth of its tree (0 for a number or a variable).
+type Parsed = Result<(Expr, usize), ParseError>;
+
+fn too_deep(position: usize, what: &str) -> ParseError {
+    ParseError {
+        position,
+        reason: format!("the expression is nested deeper than {MAX_DEPTH} levels ({what})"),
     }
 }
 
@@ -238,79 +266,119 @@ impl Parser {
         }
     }
 
-    fn sum(&mut self) -> Result<Expr, ParseError> {
+    /// `make(a, b)` one level above the deeper of `a` and `b`, refused beyond
+    /// [`MAX_DEPTH`] (`pos`: the operator's position).
+    fn join(
+        pos: usize,
+        (a, da): (Expr, usize),
+        (b, db): (Expr, usize),
+        make: fn(Expr, Expr) -> Expr,
+    ) -> Parsed {
+        Self::wrap(pos, (make(a, b), da.max(db)))
+    }
+
+    /// `e` one level deeper, refused beyond [`MAX_DEPTH`].
+    fn wrap(pos: usize, (e, depth): (Expr, usize)) -> Parsed {
+        if depth + 1 > MAX_DEPTH {
+            return Err(too_deep(
+                pos,
+                "every operation counts one level, so a sum of n + 1 terms is n levels; group long sums in parentheses",
+            ));
+        }
+        Ok((e, depth + 1))
+    }
+
+    fn sum(&mut self) -> Parsed {
         let mut a = self.product()?;
         loop {
-            match self.peek().0 {
-                Tok::Op('+') => {
+            match self.peek() {
+                (Tok::Op('+'), pos) => {
                     self.next();
-                    a = Expr::plus(a, self.product()?);
+                    a = Self::join(pos, a, self.product()?, Expr::plus)?;
                 }
-                Tok::Op('-') => {
+                (Tok::Op('-'), pos) => {
                     self.next();
-                    a = Expr::minus(a, self.product()?);
+                    a = Self::join(pos, a, self.product()?, Expr::minus)?;
                 }
                 _ => return Ok(a),
             }
         }
     }
 
-    fn product(&mut self) -> Result<Expr, ParseError> {
+    fn product(&mut self) -> Parsed {
         let mut a = self.unary()?;
         loop {
-            match self.peek().0 {
-                Tok::Op('*') => {
+            match self.peek() {
+                (Tok::Op('*'), pos) => {
                     self.next();
-                    a = Expr::times(a, self.unary()?);
+                    a = Self::join(pos, a, self.unary()?, Expr::times)?;
                 }
-                Tok::Op('/') => {
+                (Tok::Op('/'), pos) => {
                     self.next();
-                    a = Expr::Div(Box::new(a), Box::new(self.unary()?));
+                    a = Self::join(pos, a, self.unary()?, |a, b| {
+                        Expr::Div(Box::new(a), Box::new(b))
+                    })?;
                 }
                 _ => return Ok(a),
             }
         }
     }
 
-    fn unary(&mut self) -> Result<Expr, ParseError> {
-        match self.peek().0 {
-            Tok::Op('-') => {
+    /// Runs `f` one nesting level deeper (a parenthesis, a function's arguments, a
+    /// sign, an exponent: every place the grammar recurses), refused beyond
+    /// [`MAX_DEPTH`] levels, which bounds the parser's own recursion.
+    fn nested(&mut self, pos: usize, f: impl FnOnce(&mut Self) -> Parsed) -> Parsed {
+        if self.nesting >= MAX_DEPTH {
+            return Err(too_deep(pos, "parentheses, function calls and signs"));
+        }
+        self.nesting += 1;
+        let r = f(self);
+        self.nesting -= 1;
+        r
+    }
+
+    fn unary(&mut self) -> Parsed {
+        match self.peek() {
+            (Tok::Op('-'), pos) => {
                 self.next();
-                Ok(Expr::Neg(Box::new(self.unary()?)))
+                let (a, d) = self.nested(pos, Self::unary)?;
+                Self::wrap(pos, (Expr::Neg(Box::new(a)), d))
             }
-            Tok::Op('+') => {
+            (Tok::Op('+'), pos) => {
                 self.next();
-                self.unary()
+                self.nested(pos, Self::unary)
             }
             _ => self.power(),
         }
     }
 
-    fn power(&mut self) -> Result<Expr, ParseError> {
-        let base = self.atom()?;
-        if self.peek().0 != Tok::Op('^') {
-            return Ok(base);
+    fn power(&mut self) -> Parsed {
+        let (base, depth) = self.atom()?;
+        let (tok, at) = self.peek();
+        if tok != Tok::Op('^') {
+            return Ok((base, depth));
         }
         self.next();
         let pos = self.peek().1;
-        let exp = self.unary()?;
+        let (exp, _) = self.nested(pos, Self::unary)?;
         let c = constant(&exp).ok_or_else(|| ParseError {
             position: pos,
             reason: "the exponent must be a constant number".to_string(),
         })?;
-        if c == c.round() && c.abs() <= 64.0 {
-            Ok(Expr::powi(base, c as i32))
+        let e = if c == c.round() && c.abs() <= 64.0 {
+            Expr::powi(base, c as i32)
         } else {
-            Ok(Expr::PowC(Box::new(base), c))
-        }
+            Expr::PowC(Box::new(base), c)
+        };
+        Self::wrap(at, (e, depth))
     }
 
-    fn atom(&mut self) -> Result<Expr, ParseError> {
+    fn atom(&mut self) -> Parsed {
         let (t, pos) = self.next();
         match t {
-            Tok::Num(v) => Ok(Expr::Const(v)),
+            Tok::Num(v) => Ok((Expr::Const(v), 0)),
             Tok::Op('(') => {
-                let e = self.sum()?;
+                let e = self.nested(pos, Self::sum)?;
                 self.expect(')')?;
                 Ok(e)
             }
@@ -326,10 +394,10 @@ impl Parser {
                             ),
                         });
                     }
-                    return Ok(Expr::Var(k));
+                    return Ok((Expr::Var(k), 0));
                 }
                 if name == "pi" {
-                    return Ok(Expr::Const(std::f64::consts::PI));
+                    return Ok((Expr::Const(std::f64::consts::PI), 0));
                 }
                 let func = [
                     Func::Abs,
@@ -351,20 +419,21 @@ impl Parser {
                     });
                 }
                 self.next();
-                let a = self.sum()?;
+                let a = self.nested(pos, Self::sum)?;
                 if let Some(f) = func {
                     self.expect(')')?;
-                    return Ok(Expr::call(f, a));
+                    return Self::wrap(pos, (Expr::call(f, a.0), a.1));
                 }
                 if name == "min" || name == "max" {
                     self.expect(',')?;
-                    let b = self.sum()?;
+                    let b = self.nested(pos, Self::sum)?;
                     self.expect(')')?;
-                    return Ok(if name == "min" {
-                        Expr::min(a, b)
-                    } else {
-                        Expr::Max(Box::new(a), Box::new(b))
-                    });
+                    return Self::join(
+                        pos,
+                        a,
+                        b,
+                        if name == "min" { Expr::min } else { Expr::max },
+                    );
                 }
                 Err(ParseError {
                     position: pos,

@@ -2,7 +2,8 @@
 //! every value the expression takes on the box (the basis of the CCD bound in
 //! [`super::wall`]). Every operation is widened outwards by `4ε|v| + 1e-300` (ε the
 //! f64 machine epsilon; transcendental functions by `1e-12|v|`), which covers the
-//! rounding of the f64 operations. Undefined parts (`ln` of ≤ 0, `sqrt` of < 0,
+//! rounding of the f64 operations, except below 0 for operations whose values are
+//! never negative (squares, `√`, `exp`, sums and products of such). Undefined parts (`ln` of ≤ 0, `sqrt` of < 0,
 //! division by an interval containing 0) give the whole line, so a bound built on
 //! it is still valid (and only pessimistic). The WGSL twin is
 //! `shaders/implicit/interval.wgsl`.
@@ -35,17 +36,37 @@ fn widen(lo: f64, hi: f64, rel: f64) -> Interval {
     }
 }
 
+/// `a` with its lower end raised to 0, for an operation whose every value is ≥ 0
+/// (squares, sums and products of non-negative ranges, `√`, `exp`): the outward
+/// widening must not push such a range below 0, or `√(x² + y²)` over a box at the
+/// origin would be the whole line and the CCD bound would be 0 there. A lower end of
+/// −∞ (an undefined part, see the module docs) is kept.
+fn non_negative(a: Interval) -> Interval {
+    if a.lo == f64::NEG_INFINITY {
+        return a;
+    }
+    Interval {
+        lo: a.lo.max(0.0),
+        hi: a.hi,
+    }
+}
+
 const EXACT: f64 = 4.0 * f64::EPSILON;
 const TRANSCENDENTAL: f64 = 1e-12;
 
 fn mul(a: Interval, b: Interval) -> Interval {
     let c = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi];
     let c = c.map(|v| if v.is_nan() { 0.0 } else { v });
-    widen(
+    let r = widen(
         c.iter().copied().fold(f64::INFINITY, f64::min),
         c.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         EXACT,
-    )
+    );
+    if a.lo >= 0.0 && b.lo >= 0.0 {
+        non_negative(r)
+    } else {
+        r
+    }
 }
 
 fn powi(a: Interval, n: i32) -> Interval {
@@ -57,12 +78,17 @@ fn powi(a: Interval, n: i32) -> Interval {
     }
     let (l, _, _) = powi3(a.lo, n);
     let (h, _, _) = powi3(a.hi, n);
-    if n % 2 == 1 || a.lo >= 0.0 {
+    let r = if n % 2 == 1 || a.lo >= 0.0 {
         widen(l, h, EXACT * n as f64)
     } else if a.hi <= 0.0 {
         widen(h, l, EXACT * n as f64)
     } else {
         widen(0.0, l.max(h), EXACT * n as f64)
+    };
+    if n % 2 == 0 || a.lo >= 0.0 {
+        non_negative(r)
+    } else {
+        r
     }
 }
 
@@ -115,7 +141,12 @@ pub fn eval_interval(e: &Expr, lo: &[f64], hi: &[f64]) -> Interval {
         }
         Expr::Add(a, b) => {
             let (a, b) = (r(a), r(b));
-            widen(a.lo + b.lo, a.hi + b.hi, EXACT)
+            let s = widen(a.lo + b.lo, a.hi + b.hi, EXACT);
+            if a.lo >= 0.0 && b.lo >= 0.0 {
+                non_negative(s)
+            } else {
+                s
+            }
         }
         Expr::Sub(a, b) => {
             let (a, b) = (r(a), r(b));
@@ -128,9 +159,9 @@ pub fn eval_interval(e: &Expr, lo: &[f64], hi: &[f64]) -> Interval {
             let a = r(a);
             let (l, h) = (a.lo.max(0.0), a.hi.max(0.0));
             if *c >= 0.0 {
-                widen(l.powf(*c), h.powf(*c), TRANSCENDENTAL)
+                non_negative(widen(l.powf(*c), h.powf(*c), TRANSCENDENTAL))
             } else if l > 0.0 {
-                widen(h.powf(*c), l.powf(*c), TRANSCENDENTAL)
+                non_negative(widen(h.powf(*c), l.powf(*c), TRANSCENDENTAL))
             } else {
                 WHOLE
             }
@@ -157,10 +188,10 @@ pub fn eval_interval(e: &Expr, lo: &[f64], hi: &[f64]) -> Interval {
                     if a.lo < 0.0 {
                         WHOLE
                     } else {
-                        widen(a.lo.sqrt(), a.hi.sqrt(), EXACT)
+                        non_negative(widen(a.lo.sqrt(), a.hi.sqrt(), EXACT))
                     }
                 }
-                Func::Exp => widen(a.lo.exp(), a.hi.exp(), TRANSCENDENTAL),
+                Func::Exp => non_negative(widen(a.lo.exp(), a.hi.exp(), TRANSCENDENTAL)),
                 Func::Ln => {
                     if a.lo <= 0.0 {
                         WHOLE

@@ -8,7 +8,9 @@
 //! `shaders/implicit/interval.wgsl`) and `implicit_wall_slope` (the ranges of the
 //! value and of the derivative along a direction over a box, through
 //! `shaders/implicit/slope.wgsl`). Every function mirrors the CPU evaluation of
-//! the same [`Expr`] operation for operation.
+//! the same [`Expr`] operation for operation, written flat: one `let` per node of
+//! the expression tree ([`lib`]), never nested calls, so that any expression the
+//! parser accepts compiles.
 
 use super::expr::{Expr, Func};
 use super::wall::ImplicitWall;
@@ -17,30 +19,78 @@ use std::fmt::Write;
 /// The path under which kernels import the generated module.
 pub const GENERATED_PATH: &str = "generated/implicit_walls.wgsl";
 
+/// `c` as an f32 literal. Beyond f32's range it is the largest f32 of its sign (an
+/// `inf` literal is not WGSL, so a wall constant such as `1e39` made every kernel
+/// fail to compile); a NaN, which no expression or shape produces, is written as 0.
 fn lit(c: f64) -> String {
-    format!("real({:?})", c as f32)
+    let v = c as f32;
+    let v = if v.is_nan() {
+        0.0
+    } else {
+        v.clamp(-f32::MAX, f32::MAX)
+    };
+    format!("real({v:?})")
 }
 
 fn var(k: usize) -> &'static str {
     ["x", "y", "z"][k]
 }
 
-/// Plain f32 arithmetic for the value of `e` at `xi`.
+/// Flat WGSL for `e`: one `let tN = …;` line per node of the tree, children first
+/// (SSA form), then `return` of the root. `node(e, args)` writes the right-hand side
+/// of node `e` given the names of its children's values (`t3`, …). No WGSL
+/// expression nests deeper than one call, so long sums and deep trees stay within
+/// naga's and the drivers' recursion limits; the Rust recursion here is as deep as
+/// the tree, which the parser bounds ([`super::expr::MAX_DEPTH`]).
+fn ssa(e: &Expr, node: &dyn Fn(&Expr, &[String]) -> String) -> String {
+    fn walk(
+        e: &Expr,
+        node: &dyn Fn(&Expr, &[String]) -> String,
+        out: &mut String,
+        n: &mut usize,
+    ) -> String {
+        let args: Vec<String> = match e {
+            Expr::Const(_) | Expr::Var(_) => vec![],
+            Expr::Neg(a) | Expr::PowI(a, _) | Expr::PowC(a, _) | Expr::Call(_, a) => {
+                vec![walk(a, node, out, n)]
+            }
+            Expr::Add(a, b)
+            | Expr::Sub(a, b)
+            | Expr::Mul(a, b)
+            | Expr::Div(a, b)
+            | Expr::Min(a, b)
+            | Expr::Max(a, b) => {
+                let a = walk(a, node, out, n);
+                vec![a, walk(b, node, out, n)]
+            }
+        };
+        let name = format!("t{n}");
+        *n += 1;
+        let _ = writeln!(out, "    let {name} = {};", node(e, &args));
+        name
+    }
+    let mut out = String::new();
+    let root = walk(e, node, &mut out, &mut 0);
+    let _ = writeln!(out, "    return {root};");
+    out
+}
+
+/// Function body (flat, see [`ssa`]) of plain f32 arithmetic for the value of `e` at `xi`.
 fn value(e: &Expr) -> String {
-    match e {
+    ssa(e, &|e, a| match e {
         Expr::Const(c) => lit(*c),
         Expr::Var(k) => format!("xi.{}", var(*k)),
-        Expr::Neg(a) => format!("(-{})", value(a)),
-        Expr::Add(a, b) => format!("({} + {})", value(a), value(b)),
-        Expr::Sub(a, b) => format!("({} - {})", value(a), value(b)),
-        Expr::Mul(a, b) => format!("({} * {})", value(a), value(b)),
-        Expr::Div(a, b) => format!("({} / {})", value(a), value(b)),
-        Expr::PowI(a, n) => format!("real_powi({}, {n})", value(a)),
-        Expr::PowC(a, c) => format!("pow(max({}, 0.0), {})", value(a), lit(*c)),
-        Expr::Call(f, a) => format!("{}({})", wgsl_func(*f), value(a)),
-        Expr::Min(a, b) => format!("min({}, {})", value(a), value(b)),
-        Expr::Max(a, b) => format!("max({}, {})", value(a), value(b)),
-    }
+        Expr::Neg(_) => format!("-{}", a[0]),
+        Expr::Add(..) => format!("{} + {}", a[0], a[1]),
+        Expr::Sub(..) => format!("{} - {}", a[0], a[1]),
+        Expr::Mul(..) => format!("{} * {}", a[0], a[1]),
+        Expr::Div(..) => format!("{} / {}", a[0], a[1]),
+        Expr::PowI(_, n) => format!("real_powi({}, {n})", a[0]),
+        Expr::PowC(_, c) => format!("pow(max({}, 0.0), {})", a[0], lit(*c)),
+        Expr::Call(f, _) => format!("{}({})", wgsl_func(*f), a[0]),
+        Expr::Min(..) => format!("min({}, {})", a[0], a[1]),
+        Expr::Max(..) => format!("max({}, {})", a[0], a[1]),
+    })
 }
 
 fn wgsl_func(f: Func) -> &'static str {
@@ -54,24 +104,25 @@ fn wgsl_func(f: Func) -> &'static str {
     }
 }
 
-/// Calls of the `prefix_` library functions (dual or interval) for `e`; `leaf(k)`
-/// writes variable k.
+/// Function body (flat, see [`ssa`]) computing `e` through the `prefix_` library
+/// functions (`dual_add`, `ival_sin`, …: one per operation, `prefix_const(c)` for a
+/// number); `leaf(k)` writes variable k. The body ends in `return` of the value, so
+/// a wall function is `fn name(params) -> Type {\n` + body + `}`.
 fn lib(e: &Expr, prefix: &str, leaf: &dyn Fn(usize) -> String) -> String {
-    let r = |a: &Expr| lib(a, prefix, leaf);
-    match e {
+    ssa(e, &|e, a| match e {
         Expr::Const(c) => format!("{prefix}_const({})", lit(*c)),
         Expr::Var(k) => leaf(*k),
-        Expr::Neg(a) => format!("{prefix}_neg({})", r(a)),
-        Expr::Add(a, b) => format!("{prefix}_add({}, {})", r(a), r(b)),
-        Expr::Sub(a, b) => format!("{prefix}_sub({}, {})", r(a), r(b)),
-        Expr::Mul(a, b) => format!("{prefix}_mul({}, {})", r(a), r(b)),
-        Expr::Div(a, b) => format!("{prefix}_div({}, {})", r(a), r(b)),
-        Expr::PowI(a, n) => format!("{prefix}_powi({}, {n})", r(a)),
-        Expr::PowC(a, c) => format!("{prefix}_powc({}, {})", r(a), lit(*c)),
-        Expr::Call(f, a) => format!("{prefix}_{}({})", f.name(), r(a)),
-        Expr::Min(a, b) => format!("{prefix}_min({}, {})", r(a), r(b)),
-        Expr::Max(a, b) => format!("{prefix}_max({}, {})", r(a), r(b)),
-    }
+        Expr::Neg(_) => format!("{prefix}_neg({})", a[0]),
+        Expr::Add(..) => format!("{prefix}_add({}, {})", a[0], a[1]),
+        Expr::Sub(..) => format!("{prefix}_sub({}, {})", a[0], a[1]),
+        Expr::Mul(..) => format!("{prefix}_mul({}, {})", a[0], a[1]),
+        Expr::Div(..) => format!("{prefix}_div({}, {})", a[0], a[1]),
+        Expr::PowI(_, n) => format!("{prefix}_powi({}, {n})", a[0]),
+        Expr::PowC(_, c) => format!("{prefix}_powc({}, {})", a[0], lit(*c)),
+        Expr::Call(f, _) => format!("{prefix}_{}({})", f.name(), a[0]),
+        Expr::Min(..) => format!("{prefix}_min({}, {})", a[0], a[1]),
+        Expr::Max(..) => format!("{prefix}_max({}, {})", a[0], a[1]),
+    })
 }
 
 /// The generated module for `walls` (any number, zero included).
@@ -87,27 +138,27 @@ pub fn generate(walls: &[ImplicitWall]) -> String {
         let _ = writeln!(s, "// wall {i}: {label}");
         let _ = writeln!(
             s,
-            "fn implicit_wall_value_{i}(xi: vec3<real>) -> real {{\n    return {};\n}}\n",
+            "fn implicit_wall_value_{i}(xi: vec3<real>) -> real {{\n{}}}\n",
             value(&w.expr)
         );
         let dual = lib(&w.expr, "dual", &|k| format!("dual_var({k}u, xi)"));
         let _ = writeln!(
             s,
-            "fn implicit_wall_dual_{i}(xi: vec3<real>) -> Dual {{\n    return {dual};\n}}\n"
+            "fn implicit_wall_dual_{i}(xi: vec3<real>) -> Dual {{\n{dual}}}\n"
         );
         let ival = lib(&w.expr, "ival", &|k| {
             format!("Ival(lo.{0}, hi.{0})", var(k))
         });
         let _ = writeln!(
             s,
-            "fn implicit_wall_interval_{i}(lo: vec3<real>, hi: vec3<real>) -> Ival {{\n    return {ival};\n}}\n"
+            "fn implicit_wall_interval_{i}(lo: vec3<real>, hi: vec3<real>) -> Ival {{\n{ival}}}\n"
         );
         let slope = lib(&w.expr, "slope", &|k| {
             format!("slope_var(lo.{0}, hi.{0}, p.{0})", var(k))
         });
         let _ = writeln!(
             s,
-            "fn implicit_wall_slope_{i}(lo: vec3<real>, hi: vec3<real>, p: vec3<real>) -> Slope {{\n    return {slope};\n}}\n"
+            "fn implicit_wall_slope_{i}(lo: vec3<real>, hi: vec3<real>, p: vec3<real>) -> Slope {{\n{slope}}}\n"
         );
     }
     let dispatch = |name: &str, args: &str, params: &str, ret: &str, default: &str| {

@@ -59,8 +59,13 @@ impl Builder<'_> {
                 ))
             }
             (None, Some(src)) => {
+                self.reject_given(
+                    &format!("walls.{i}"),
+                    &shape_keys(w),
+                    |_| "this key sizes a shape; an expression wall takes only expression and inside (write the shift or size into the expression)".into(),
+                )?;
                 let e = parse(src, dim)
-                    .map_err(|e| self.err(&f("expression"), format!("{e} in \"{src}\"")))?;
+                    .map_err(|e| self.err(&f("expression"), format!("{e} in \"{}\"", clip(src))))?;
                 let inside = self.required(
                     &format!("walls.{i}"),
                     "inside",
@@ -77,7 +82,7 @@ impl Builder<'_> {
                         ))
                     }
                 };
-                (e, format!("{src} ({inside} inside)"))
+                (e, format!("{} ({inside} inside)", clip(src)))
             }
             (Some(name), None) => {
                 if w.inside.is_some() {
@@ -143,6 +148,19 @@ impl Builder<'_> {
             }
             Ok(())
         };
+        let takes: &[&str] = match name {
+            "box" => &["center", "half_extents"],
+            "ellipse" | "ellipsoid" => &["center", "semi_axes"],
+            "superellipse" => &["center", "semi_axes", "exponent"],
+            _ => &["center", "radius"],
+        };
+        let stray: Vec<(&str, bool)> = shape_keys(w)
+            .into_iter()
+            .filter(|(k, _)| !takes.contains(k))
+            .collect();
+        self.reject_given(&sec, &stray, |_| {
+            format!("shape = \"{name}\" takes only {}", takes.join(" and "))
+        })?;
         Ok(match name {
             "circle" => {
                 need_dim(2)?;
@@ -190,27 +208,119 @@ impl Builder<'_> {
         })
     }
 
-    /// No node may start at, behind, or within d̂ of an implicit wall.
+    /// No node may start at, behind, or within d̂ of an implicit wall, and every wall
+    /// must be a finite number at every node: a wall that is undefined (NaN) or
+    /// infinite there is refused first, at the wall's own field, since no placement
+    /// of the body cures it (and an infinite `W` leaves the CCD bound no room: α = 0).
     pub(super) fn check_implicit_start(&self, model: &Model) -> Result<(), SceneError> {
         let dim = model.dim;
         for (wi, w) in model.implicit_walls.iter().enumerate() {
-            for (bi, body) in model.bodies.iter().enumerate() {
-                for i in body.first_node..body.first_node + body.nodes {
-                    let d = w.distance(&model.x0[i * dim..(i + 1) * dim]);
-                    if d.is_nan() || d <= model.barrier.dhat {
-                        return Err(self.err(
-                            &format!("bodies.{bi}.center"),
-                            format!(
-                                "node {} starts at distance measure W = {d:.6} m from implicit wall {wi} ({}), which is not beyond contact.dhat = {}; move the body inside the wall",
-                                i - body.first_node,
-                                w.label,
-                                model.barrier.dhat
-                            ),
-                        ));
-                    }
+            let nodes = model.bodies.iter().enumerate().flat_map(|(bi, body)| {
+                (body.first_node..body.first_node + body.nodes).map(move |i| (bi, body, i))
+            });
+            for (bi, body, i) in nodes.clone() {
+                let x = &model.x0[i * dim..(i + 1) * dim];
+                let d = w.distance(x);
+                let (field, expression) = wall_source(&w.label);
+                let (what, state, hint) = match (expression, d) {
+                    (_, d) if d.is_finite() => continue,
+                    (true, d) if d.is_nan() => (
+                        "the expression",
+                        "undefined (NaN)",
+                        "ln or sqrt of a negative number, 0/0 or ∞ − ∞?",
+                    ),
+                    (true, d) => (
+                        "the expression",
+                        if d < 0.0 { "−inf" } else { "+inf" },
+                        "a division by zero or ln(0)?",
+                    ),
+                    (false, d) => (
+                        "the shape",
+                        if d.is_nan() {
+                            "undefined (NaN)"
+                        } else if d < 0.0 {
+                            "−inf"
+                        } else {
+                            "+inf"
+                        },
+                        "are its sizes too large or too small for f64?",
+                    ),
+                };
+                return Err(self.err(
+                    &field,
+                    format!(
+                        "{what} is {state} at node {} of bodies[{bi}] (x = ({})): {hint} An implicit wall must be a finite number wherever a body is",
+                        i - body.first_node,
+                        x.iter().map(|c| num(*c)).collect::<Vec<_>>().join(", "),
+                    ),
+                ));
+            }
+            for (bi, body, i) in nodes {
+                let d = w.distance(&model.x0[i * dim..(i + 1) * dim]);
+                if d <= model.barrier.dhat {
+                    return Err(self.err(
+                        &format!("bodies.{bi}.center"),
+                        format!(
+                            "node {} starts at distance measure W = {} m from implicit wall {wi} ({}), which is not beyond contact.dhat = {}; move the body inside the wall",
+                            i - body.first_node,
+                            num(d),
+                            w.label,
+                            num(model.barrier.dhat)
+                        ),
+                    ));
                 }
             }
         }
         Ok(())
     }
+}
+
+/// The scene field a wall part came from (`walls.i.expression` for an expression,
+/// `walls.i` for a shape, whose sizes are at fault) and whether it is an expression,
+/// read back from the label [`Builder::implicit_wall`] gives it (`walls[i] …`).
+fn wall_source(label: &str) -> (String, bool) {
+    let i = label
+        .strip_prefix("walls[")
+        .and_then(|r| r.split(']').next())
+        .unwrap_or("0");
+    if label.contains(" inside)") {
+        (format!("walls.{i}.expression"), true)
+    } else {
+        (format!("walls.{i}"), false)
+    }
+}
+
+/// `v` in at most 7 significant digits (scientific beyond 1e6 or below 1e-3), so a
+/// huge or tiny number stays short in a message.
+fn num(v: f64) -> String {
+    let a = v.abs();
+    if v == 0.0 || (1e-3..1e6).contains(&a) {
+        let s = format!("{v:.6}");
+        let s = s.trim_end_matches('0').trim_end_matches('.');
+        s.to_string()
+    } else {
+        format!("{v:.6e}")
+    }
+}
+
+/// `src` on one line, cut to its first 60 characters (and `…`) when longer than 80, so
+/// that a long expression does not flood a message or a label.
+fn clip(src: &str) -> String {
+    let one_line = src.replace(['\n', '\r'], " ");
+    if one_line.chars().count() <= 80 {
+        one_line
+    } else {
+        format!("{}…", one_line.chars().take(60).collect::<String>())
+    }
+}
+
+/// The keys that size or place a shape, and whether wall `w` gives each.
+fn shape_keys(w: &WallSection) -> Vec<(&'static str, bool)> {
+    vec![
+        ("center", w.center.is_some()),
+        ("radius", w.radius.is_some()),
+        ("half_extents", w.half_extents.is_some()),
+        ("semi_axes", w.semi_axes.is_some()),
+        ("exponent", w.exponent.is_some()),
+    ]
 }
