@@ -106,9 +106,12 @@ pub struct ParticleSystem {
     pub impacts: Vec<u32>,
 }
 
-/// Implicit-wall impacts one particle may take in one step; a particle that would take
-/// more stays at its last impact point for the rest of the step.
-pub const MAX_IMPACTS: u32 = 10_000;
+/// Implicit-wall impacts one particle may take in one step. A particle that would take
+/// more stays at its last impact point, with the velocity the impact left it, for the
+/// rest of the step: that is a ball coming to rest on a wall with `e < 1`, whose ever
+/// shorter bounces would never end (the energy bookkeeping stays exact; only the
+/// dropped part of the step's flight, a slide along the wall, is lost).
+pub const MAX_IMPACTS: u32 = 64;
 
 /// How far (m) outside a wall, beyond what its rule allows, a particle may end a step
 /// before [`ParticleSystem::outside`] reports it (round-off of the impact search).
