@@ -168,7 +168,7 @@ mod tests {
             expr: shape_expr(&Shape::Diamond(1.0), &[0.0, 0.0]),
             label: "diamond".into(),
         };
-        let g = 9.81;
+        let g: f64 = 9.81;
         let v = (0.4 * g).sqrt();
         let f = Flight {
             dim: 2,
@@ -188,7 +188,7 @@ mod tests {
         // Thrown up inside a circle of radius 1 from the centre: apex at v²/2g = 0.5 m,
         // so with v = √(2g) · 1.2 it reaches the top (y = 1) at the root of
         // y(s) = v s − ½ g s² = 1.
-        let g = 9.81;
+        let g: f64 = 9.81;
         let v = (2.0 * g).sqrt() * 1.2;
         let f = Flight {
             dim: 2,
