@@ -37,20 +37,24 @@ pub struct Flight {
 impl Flight {
     /// Position (m) after `s` seconds: `x + s v + ½ s² g`.
     pub fn at(&self, s: f64) -> [f64; 3] {
-        let mut p = [0.0; 3];
-        for k in 0..self.dim {
-            p[k] = self.x[k] + s * self.v[k] + 0.5 * s * s * self.g[k];
-        }
-        p
+        std::array::from_fn(|k| {
+            if k < self.dim {
+                self.x[k] + s * self.v[k] + 0.5 * s * s * self.g[k]
+            } else {
+                0.0
+            }
+        })
     }
 
     /// Velocity (m/s) after `s` seconds: `v + s g`.
     pub fn velocity(&self, s: f64) -> [f64; 3] {
-        let mut v = [0.0; 3];
-        for k in 0..self.dim {
-            v[k] = self.v[k] + s * self.g[k];
-        }
-        v
+        std::array::from_fn(|k| {
+            if k < self.dim {
+                self.v[k] + s * self.g[k]
+            } else {
+                0.0
+            }
+        })
     }
 
     /// The box (m) holding the flight for `a ≤ s ≤ b`: per coordinate the ends and,

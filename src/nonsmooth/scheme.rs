@@ -465,7 +465,8 @@ impl ParticleSystem {
             .map(|w| (format!("implicit wall `{}`", w.label), w.distance(ui), 0.0));
         planes
             .chain(implicit)
-            .filter(|(_, gap, allowed)| !(*gap >= -(allowed + GAP_TOLERANCE)))
+            // NaN gaps count as outside.
+            .filter(|(_, gap, allowed)| gap.is_nan() || *gap < -(allowed + GAP_TOLERANCE))
             .map(|(wall, gap, allowed)| Outside { wall, gap, allowed })
             .min_by(|a, b| (a.gap + a.allowed).total_cmp(&(b.gap + b.allowed)))
     }
