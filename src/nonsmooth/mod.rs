@@ -3,9 +3,11 @@
 //! sets the normal velocity to `−e` times the previous one, with the full energy
 //! bookkeeping (kinetic, potential, dissipated, algorithmic and total energy).
 //!
-//! [`scheme`] is the time stepping, [`run`] a whole run of a scene with
+//! [`scheme`] is the time stepping ([`impact`] finds when a flight leaves an implicit
+//! wall), [`run`] a whole run of a scene with
 //! `contact.model = "nonsmooth"` and its CSV outputs, [`plots`] its pictures.
 
+pub mod impact;
 pub mod plots;
 pub mod run;
 pub mod scheme;

@@ -7,6 +7,11 @@
 //! - `steps.csv` and `summary.json` in the same format as barrier runs (Newton and CG
 //!   columns zero, barrier energy zero), `trajectory.csv` with `--trajectory`;
 //! - the plots of [`super::plots`].
+//!
+//! A run whose particle ends a step outside a wall by more than the contact rule
+//! allows ([`ParticleSystem::outside`]) stops there with status `failed` and a
+//! one-line error naming the step, the ball and the gap; so does a state that is not
+//! finite.
 
 use super::plots::{write_plots, History};
 use super::scheme::ParticleSystem;
@@ -206,6 +211,13 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
         })?;
         out.row(&s, step, opts)?;
         history.record(&s);
+        if let Some((i, o)) = (0..s.len()).find_map(|i| s.outside(i).map(|o| (i, o))) {
+            summary.status = "failed".into();
+            summary.error = Some(format!(
+                "{}: step {step} (t = {} s): ball {i} ended the step {:e} m outside {} (the contact rule allows {:e} m)",
+                scene.source, s.time, -o.gap, o.wall, o.allowed
+            ));
+        }
         summary.steps = step;
         summary.simulated_time = s.time;
         if min_gap < summary.min_wall_distance {
@@ -214,6 +226,9 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
         }
         if summary.first_contact_step.is_none() && s.contact.iter().any(|c| *c) {
             summary.first_contact_step = Some(step);
+        }
+        if summary.error.is_some() {
+            break;
         }
     }
     summary.wall_clock_seconds = stepping;

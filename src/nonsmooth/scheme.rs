@@ -1,20 +1,42 @@
 //! The nonsmooth Newmark step of seed 002, for any number of particles and plane
-//! walls in any dimension (the seed's vertical ball is one particle, one wall, d = 1).
+//! walls in any dimension (the seed's vertical ball is one particle, one wall, d = 1),
+//! with seed 004's implicit walls resolved at their time of impact.
 //!
 //! Per particle with position u, velocity v, acceleration a and mass m, gravity g:
 //! 1. free-flight prediction `ũ = uⁿ + Δt vⁿ + ½ Δt² aⁿ`, forward velocity `v* = vⁿ + Δt aⁿ`;
 //! 2. `aⁿ⁺¹ = g`, trapezoidal velocity `ṽ = vⁿ + ½ Δt (aⁿ + aⁿ⁺¹)`;
-//! 3. for each wall (normal n, in scene order), gap `n·(ũ − o)` and rate `n·v*`: when
-//!    both are negative the normal component of the new velocity is set to `−e n·vⁿ`;
-//!    the jump is `w = vⁿ⁺¹ − ṽ` and the impulse `λ = m w` (reported as its normal
-//!    part, summed over the walls touched);
+//! 3. for each plane wall (normal n, in scene order), gap `n·(ũ − o)` and rate `n·v*`:
+//!    when both are negative the normal component of the new velocity is set to
+//!    `−e n·vⁿ`; the jump is `w = vⁿ⁺¹ − ṽ` and the impulse `λ = m w` (reported as its
+//!    normal part, summed over the walls touched);
 //! 4. `vⁿ⁺¹ = ṽ + w`, `uⁿ⁺¹ = ũ + ½ Δt w`.
 //!
+//! With `a = g` this step is exactly free flight with the jump `w` applied at mid-step,
+//! and seed 002's dissipated energy `−λ·½(vⁿ + vⁿ⁺¹)` is exactly the kinetic energy
+//! `½ m (|v₋|² − |v₊|²)` that jump removes. The same picture resolves **implicit walls**
+//! (seed 004, `W ≥ 0` inside): when the step's flight (with the plane walls' jump at
+//! mid-step) leaves an implicit wall, the impact is put where it happens, at the time
+//! of impact [`super::impact::first_exit`]; there the velocity becomes
+//! `v′ = v − (1 + e)(v·n)n` with `n = ∇W/|∇W|` at the impact point, the energy
+//! `½ m (|v|² − |v′|²)` is added to the dissipated energy, and the flight goes on for the
+//! rest of the step (further impacts included, up to [`MAX_IMPACTS`]). The particle
+//! therefore ends every step inside the implicit walls, however fast it moves; the
+//! seed 002 rule tests only the predicted end of the step and sets the normal velocity
+//! from `vⁿ`, so a fast ball that crossed a curved wall was turned about the wrong
+//! normal, and with `e = 1` a contact step does not move it along the normal at all
+//! (`½ Δt n·(vⁿ + vⁿ⁺¹) = 0`): its tangential motion carried it out for good.
+//! A flight that stays inside keeps seed 002's formulas bit for bit.
+//!
+//! Plane walls keep seed 002's rule, which may end a contact step below the wall by
+//! up to `½ Δt (1 − e) |n·vⁿ|` (the seed's own ball dips 1.2 mm at step 267);
+//! [`ParticleSystem::outside`] checks every particle against that allowance.
+//!
 //! Energies: `E_kin = ½ m |v|²`, `E_pot = −m g·u`, `E_mech = E_kin + E_pot`, the
-//! dissipated increment `ΔE_dis = −λ·½(vⁿ + vⁿ⁺¹)` and its running sum `E_dis`,
+//! dissipated increment `ΔE_dis` and its running sum `E_dis`,
 //! `E_alg = E_mech − (Δt²/8) m |a|²`, `E_total = E_mech + E_dis` (constant up to
-//! round-off: the scheme's energy balance is exact) and `E_total_alg = E_alg + E_dis`.
+//! round-off: the energy balance is exact) and `E_total_alg = E_alg + E_dis`.
 
+use super::impact::{first_exit, Flight};
 use crate::wall::PlaneWall;
 
 /// Energies of the whole system at one step (J).
@@ -51,8 +73,8 @@ pub struct ParticleSystem {
     pub gravity: Vec<f64>,
     /// Walls; distances to them are the gaps (already reduced by the radius).
     pub walls: Vec<PlaneWall>,
-    /// Implicit walls `W ≥ 0` (seed 004): gap `W(ũ)`, normal `∇W/|∇W|` at the position
-    /// before the step; treated after the plane walls.
+    /// Implicit walls `W ≥ 0` (seed 004): gap `W`, impacts at their time of impact with
+    /// the normal `∇W/|∇W|` at the impact point (see the module docs).
     pub implicit_walls: Vec<crate::implicit::ImplicitWall>,
     /// Masses (kg).
     pub mass: Vec<f64>,
@@ -74,6 +96,47 @@ pub struct ParticleSystem {
     pub energies: Energies,
     /// Time (s).
     pub time: f64,
+    /// How far (m) below a plane wall seed 002's rule may have left each particle in
+    /// the last step: its depth below the plane walls before the step plus
+    /// `½ Δt (1 − e) |vⁿ| + ½ Δt² |g|` (a contact step moves it `½ Δt (1 − e) n·vⁿ`
+    /// along the normal; a free one at most `½ Δt² |n·g|` against the rate), or, after
+    /// touching two walls or more, `½ Δt (|vⁿ| + |vⁿ⁺¹|) + ½ Δt² |g|`.
+    pub plane_allowance: Vec<f64>,
+    /// Implicit-wall impacts of each particle in the last step.
+    pub impacts: Vec<u32>,
+}
+
+/// Implicit-wall impacts one particle may take in one step. A particle that would take
+/// more stays at its last impact point, with the velocity the impact left it, for the
+/// rest of the step: that is a ball coming to rest on a wall with `e < 1`, whose ever
+/// shorter bounces would never end (the energy bookkeeping stays exact; only the
+/// dropped part of the step's flight, a slide along the wall, is lost).
+pub const MAX_IMPACTS: u32 = 64;
+
+/// How far (m) outside a wall, beyond what its rule allows, a particle may end a step
+/// before [`ParticleSystem::outside`] reports it (round-off of the impact search).
+pub const GAP_TOLERANCE: f64 = 1e-9;
+
+/// A particle found outside a wall by [`ParticleSystem::outside`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outside {
+    /// The wall, in words.
+    pub wall: String,
+    /// The particle's gap to it (m, negative).
+    pub gap: f64,
+    /// How far outside the contact rule allowed it to be (m).
+    pub allowed: f64,
+}
+
+/// What one step did to one particle in the implicit walls.
+struct Resolved {
+    u: [f64; 3],
+    v: [f64; 3],
+    /// Kinetic energy the impacts (and the plane walls' jump) removed (J).
+    dissipated: f64,
+    /// Normal impulse of the implicit-wall impacts (kg·m/s).
+    lambda: f64,
+    impacts: u32,
 }
 
 impl ParticleSystem {
@@ -118,6 +181,8 @@ impl ParticleSystem {
             contact: vec![false; n],
             energies: Energies::default(),
             time: 0.0,
+            plane_allowance: vec![0.0; n],
+            impacts: vec![0; n],
         };
         me.energies = me.energies_with(0.0, 0.0);
         me
@@ -173,6 +238,7 @@ impl ParticleSystem {
     /// Advances one step Δt.
     pub fn step(&mut self) {
         let (d, dt, e) = (self.dim, self.dt, self.restitution);
+        let g_norm = crate::energy::dot(&self.gravity, &self.gravity).sqrt();
         let mut dissipated_step = 0.0;
         let mut ut = [0.0; 3];
         let mut vstar = [0.0; 3];
@@ -180,6 +246,8 @@ impl ParticleSystem {
         for i in 0..self.len() {
             self.lambda[i] = 0.0;
             self.contact[i] = false;
+            self.impacts[i] = 0;
+            self.plane_allowance[i] = 0.0;
             let r = i * d..(i + 1) * d;
             if self.fixed[i] {
                 self.w[r].fill(0.0);
@@ -192,6 +260,7 @@ impl ParticleSystem {
                 vt[k] = v[k] + 0.5 * dt * (a[k] + self.gravity[k]);
             }
             let mut vnext = vt;
+            let mut plane_contacts = 0;
             for wall in &self.walls {
                 let n = &wall.normal;
                 let gap = wall.distance(&ut[..d]);
@@ -205,22 +274,7 @@ impl ParticleSystem {
                     }
                     self.lambda[i] += self.mass[i] * (target - current);
                     self.contact[i] = true;
-                }
-            }
-            for wall in &self.implicit_walls {
-                if wall.distance(&ut[..d]) >= 0.0 {
-                    continue;
-                }
-                let n = &wall.normal(u)[..d];
-                if crate::energy::dot(n, &vstar[..d]) < 0.0 {
-                    // seed 004: v′ = v − (1 + e)(v·n) n, i.e. the normal part becomes −e v·n
-                    let target = -e * crate::energy::dot(n, v);
-                    let current = crate::energy::dot(n, &vnext[..d]);
-                    for k in 0..d {
-                        vnext[k] = vnext[k] - current * n[k] + target * n[k];
-                    }
-                    self.lambda[i] += self.mass[i] * (target - current);
-                    self.contact[i] = true;
+                    plane_contacts += 1;
                 }
             }
             let mut w = [0.0; 3];
@@ -228,11 +282,46 @@ impl ParticleSystem {
                 w[k] = vnext[k] - vt[k];
             }
             let m = self.mass[i];
+            let speed = crate::energy::dot(v, v).sqrt();
+            let depth = self
+                .walls
+                .iter()
+                .map(|wall| -wall.distance(u))
+                .fold(0.0, f64::max);
+            let resolved = self.resolve_implicit(u, v, &w[..d], plane_contacts > 0);
+            let (unext, vnext) = match &resolved {
+                None => {
+                    for k in 0..d {
+                        dissipated_step -= m * w[k] * 0.5 * (v[k] + vnext[k]);
+                    }
+                    let mut unext = [0.0; 3];
+                    for k in 0..d {
+                        unext[k] = ut[k] + 0.5 * dt * w[k];
+                    }
+                    (unext, vnext)
+                }
+                Some(r) => {
+                    dissipated_step += m * r.dissipated;
+                    self.lambda[i] += m * r.lambda;
+                    self.contact[i] = true;
+                    self.impacts[i] = r.impacts;
+                    for k in 0..d {
+                        w[k] = r.v[k] - vt[k];
+                    }
+                    (r.u, r.v)
+                }
+            };
+            let walls_touched = plane_contacts + resolved.as_ref().map_or(0, |r| r.impacts);
+            self.plane_allowance[i] = if self.walls.is_empty() {
+                0.0
+            } else if walls_touched <= 1 {
+                depth + 0.5 * dt * (1.0 - e) * speed + 0.5 * dt * dt * g_norm
+            } else {
+                let speed_next = crate::energy::dot(&vnext[..d], &vnext[..d]).sqrt();
+                depth + 0.5 * dt * (speed + speed_next) + 0.5 * dt * dt * g_norm
+            };
             for k in 0..d {
-                dissipated_step -= m * w[k] * 0.5 * (v[k] + vnext[k]);
-            }
-            for k in 0..d {
-                self.u[i * d + k] = ut[k] + 0.5 * dt * w[k];
+                self.u[i * d + k] = unext[k];
                 self.v[i * d + k] = vnext[k];
                 self.a[i * d + k] = self.gravity[k];
                 self.w[i * d + k] = w[k];
@@ -241,6 +330,145 @@ impl ParticleSystem {
         self.time += dt;
         let dissipated = self.energies.dissipated + dissipated_step;
         self.energies = self.energies_with(dissipated_step, dissipated);
+    }
+
+    /// The step of a particle at `u` moving at `v` through the implicit walls: free
+    /// flight for Δt under gravity with the plane walls' jump `w` applied at mid-step
+    /// (when `kick`), and every exit from an implicit wall turned into an impact at its
+    /// time (see the module docs). `None` when the flight has no impact, so that the
+    /// caller keeps seed 002's formulas. The returned energy and impulse are per unit mass.
+    fn resolve_implicit(&self, u: &[f64], v: &[f64], w: &[f64], kick: bool) -> Option<Resolved> {
+        if self.implicit_walls.is_empty() {
+            return None;
+        }
+        let (d, dt, e) = (self.dim, self.dt, self.restitution);
+        let mut g = [0.0; 3];
+        g[..d].copy_from_slice(&self.gravity);
+        let mut x = [0.0; 3];
+        x[..d].copy_from_slice(u);
+        let mut vel = [0.0; 3];
+        vel[..d].copy_from_slice(v);
+        let kinetic = |v: &[f64; 3]| 0.5 * crate::energy::dot(&v[..d], &v[..d]);
+        let mut out = Resolved {
+            u: x,
+            v: vel,
+            dissipated: 0.0,
+            lambda: 0.0,
+            impacts: 0,
+        };
+        let mut t = 0.0;
+        let mut kick_pending = kick;
+        loop {
+            let stop = if kick_pending { 0.5 * dt } else { dt };
+            let span = stop - t;
+            // A particle already outside a wall and moving out of it is turned at once;
+            // every other wall is searched along the flight.
+            let mut hit: Option<(f64, usize)> = None;
+            for (j, wall) in self.implicit_walls.iter().enumerate() {
+                let s = if wall.distance(&x[..d]) >= 0.0 {
+                    let flight = Flight {
+                        dim: d,
+                        x,
+                        v: vel,
+                        g,
+                    };
+                    match first_exit(wall, &flight, span) {
+                        Some(s) => s,
+                        None => continue,
+                    }
+                } else if crate::energy::dot(&wall.normal(&x[..d])[..d], &vel[..d]) < 0.0 {
+                    0.0
+                } else {
+                    continue;
+                };
+                if hit.is_none_or(|(best, _)| s < best) {
+                    hit = Some((s, j));
+                }
+            }
+            let flight = Flight {
+                dim: d,
+                x,
+                v: vel,
+                g,
+            };
+            match hit {
+                Some((s, j)) => {
+                    if out.impacts >= MAX_IMPACTS {
+                        break;
+                    }
+                    x = flight.at(s);
+                    vel = flight.velocity(s);
+                    t += s;
+                    let mut n = self.implicit_walls[j].normal(&x[..d]);
+                    let mut vn = crate::energy::dot(&n[..d], &vel[..d]);
+                    if vn >= 0.0 {
+                        // No usable normal (a cusp, or a graze the normal does not see):
+                        // send the particle back the way it came.
+                        let speed = crate::energy::dot(&vel[..d], &vel[..d]).sqrt();
+                        if speed == 0.0 {
+                            break;
+                        }
+                        n = [-vel[0] / speed, -vel[1] / speed, -vel[2] / speed];
+                        vn = -speed;
+                    }
+                    let before = kinetic(&vel);
+                    for k in 0..d {
+                        vel[k] -= (1.0 + e) * vn * n[k];
+                    }
+                    out.dissipated += before - kinetic(&vel);
+                    out.lambda += -(1.0 + e) * vn;
+                    out.impacts += 1;
+                }
+                None => {
+                    x = flight.at(span);
+                    vel = flight.velocity(span);
+                    t = stop;
+                    if !kick_pending {
+                        break;
+                    }
+                    kick_pending = false;
+                    let before = kinetic(&vel);
+                    for k in 0..d {
+                        vel[k] += w[k];
+                    }
+                    out.dissipated += before - kinetic(&vel);
+                }
+            }
+        }
+        if out.impacts == 0 {
+            return None;
+        }
+        out.u = x;
+        out.v = vel;
+        Some(out)
+    }
+
+    /// The wall particle `i` lies furthest outside of, beyond what the contact rule
+    /// allows (`plane_allowance` for plane walls, nothing for implicit walls, plus
+    /// [`GAP_TOLERANCE`]); `None` when it is inside every wall that far. Fixed
+    /// particles are never reported.
+    pub fn outside(&self, i: usize) -> Option<Outside> {
+        if self.fixed[i] {
+            return None;
+        }
+        let ui = &self.u[i * self.dim..(i + 1) * self.dim];
+        let planes = self.walls.iter().enumerate().map(|(k, w)| {
+            (
+                format!("plane wall {k} (normal {:?})", w.normal),
+                w.distance(ui),
+                self.plane_allowance[i],
+            )
+        });
+        let implicit = self
+            .implicit_walls
+            .iter()
+            .map(|w| (format!("implicit wall `{}`", w.label), w.distance(ui), 0.0));
+        planes
+            .chain(implicit)
+            // NaN gaps count as outside.
+            .filter(|(_, gap, allowed)| gap.is_nan() || *gap < -(allowed + GAP_TOLERANCE))
+            .map(|(wall, gap, allowed)| Outside { wall, gap, allowed })
+            .min_by(|a, b| (a.gap + a.allowed).total_cmp(&(b.gap + b.allowed)))
     }
 }
 

@@ -1,10 +1,12 @@
 //! The `springsim restitution` command: its arguments and what it does with them.
 
+use super::measure::Contact;
 use super::particle::{ParticleParams, Scheme};
 use super::study::{
     fixed_text, run_sweep, table_text, write_plots, write_table, write_trajectories,
 };
 use super::sweep::Sweep;
+use crate::plot::axis::fmt_g;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,7 +26,8 @@ pub enum IntegratorChoice {
 #[derive(Clone, Debug, clap::Args)]
 pub struct RestitutionArgs {
     /// Sweep one parameter: NAME=V1,V2,… with NAME one of h, dhat, kappa, tol, v0.
-    /// May be given several times; each sweep varies one parameter from the base values.
+    /// May be given several times, once per parameter; each sweep varies one parameter
+    /// from the base values.
     #[arg(
         long = "sweep",
         value_name = "NAME=V1,V2,...",
@@ -98,22 +101,40 @@ fn run(args: &RestitutionArgs) -> Result<(), (u8, String)> {
         scheme: Scheme::Euler,
     };
     base.validate().map_err(|e| (2, format!("--{e}")))?;
+    if args.sweeps.is_empty() {
+        base.check_reaches_ground()
+            .map_err(|e| (2, format!("--{e}")))?;
+    }
     let schemes: &[Scheme] = match args.integrator {
         IntegratorChoice::Euler => &[Scheme::Euler],
         IntegratorChoice::Newmark => &[Scheme::Newmark],
         IntegratorChoice::Both => &[Scheme::Euler, Scheme::Newmark],
     };
-    let mut sweeps = Vec::new();
-    for s in &args.sweeps {
+    let mut sweeps: Vec<(String, Option<Sweep>)> = Vec::new();
+    for (k, s) in args.sweeps.iter().enumerate() {
         let sweep: Sweep = s.parse().map_err(|e| (2, format!("--sweep {s}: {e}")))?;
-        for &v in &sweep.values {
-            sweep
-                .param
-                .apply(&base, v)
-                .validate()
-                .map_err(|e| (2, format!("--sweep {s}: {e}")))?;
+        let name = sweep.param.name();
+        // Each sweep writes NAME_*.csv/png: a second sweep of the same name would
+        // overwrite the first one's files, so it is refused (not merged: the two
+        // lists may have been meant as separate studies, and one list says so plainly).
+        if let Some(first) = args.sweeps[..k]
+            .iter()
+            .find(|t| t.parse::<Sweep>().is_ok_and(|t| t.param == sweep.param))
+        {
+            return Err((
+                2,
+                format!(
+                    "--sweep {s}: {name} is already swept by --sweep {first} and both would write {name}_table.csv; give all its values in one --sweep"
+                ),
+            ));
         }
-        sweeps.push((sweep.param.name().to_string(), Some(sweep)));
+        for &v in &sweep.values {
+            let p = sweep.param.apply(&base, v);
+            p.validate()
+                .and_then(|()| p.check_reaches_ground())
+                .map_err(|e| (2, format!("--sweep {s}: {name}={}: {e}", fmt_g(v))))?;
+        }
+        sweeps.push((name.to_string(), Some(sweep)));
     }
     if sweeps.is_empty() {
         sweeps.push(("single".to_string(), None));
@@ -125,6 +146,21 @@ fn run(args: &RestitutionArgs) -> Result<(), (u8, String)> {
             values: vec![base.kappa],
         });
         let runs = run_sweep(&base, &sweep, schemes).map_err(|e| (2, e))?;
+        if !args.quiet {
+            for r in runs
+                .iter()
+                .filter(|r| r.measurement.contact() == Contact::None)
+            {
+                eprintln!(
+                    "note: sweep {name}: {}={} ({}) never came within dhat = {} m of the ground in {} s: no contact, so no COR (contact `none` in the table)",
+                    sweep.param,
+                    fmt_g(r.value),
+                    r.params.scheme,
+                    fmt_g(r.params.dhat),
+                    fmt_g(r.params.duration)
+                );
+            }
+        }
         let swept = (name != "single").then_some(sweep.param);
         let fixed = fixed_text(&base, swept);
         let mut files = vec![

@@ -3,6 +3,28 @@
 
 use super::particle::Trajectory;
 
+/// How the first contact of a run went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Contact {
+    /// The particle never came within d̂ of the ground: no contact, no COR.
+    None,
+    /// It entered the barrier zone and had not left it, moving up, by the end (COR 0).
+    Stuck,
+    /// It entered the barrier zone and left it again moving up.
+    Rebounded,
+}
+
+impl Contact {
+    /// The word written in tables: `none`, `stuck` or `rebounded`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Contact::None => "none",
+            Contact::Stuck => "stuck",
+            Contact::Rebounded => "rebounded",
+        }
+    }
+}
+
 /// Measurements of one run.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Measurement {
@@ -32,6 +54,22 @@ pub struct Measurement {
     pub line_search_failures: u32,
     /// Steps taken.
     pub steps: u64,
+}
+
+impl Measurement {
+    /// How the first contact went.
+    pub fn contact(&self) -> Contact {
+        match (self.touched, self.rebounded) {
+            (false, _) => Contact::None,
+            (true, false) => Contact::Stuck,
+            (true, true) => Contact::Rebounded,
+        }
+    }
+
+    /// The coefficient of restitution, `None` without contact (never NaN).
+    pub fn cor(&self) -> Option<f64> {
+        self.touched.then_some(self.cor)
+    }
 }
 
 /// Measures `tr`, a run with barrier distance `dhat` (m) and time step `h` (s).

@@ -107,6 +107,12 @@ impl ParticleParams {
                 return Err(format!("{name} must be a finite number, got {v}"));
             }
         }
+        if self.dhat > self.x0 {
+            return Err(format!(
+                "dhat must be at most x0 (dhat = {} m, x0 = {} m): the particle would start inside the barrier zone, where no impact speed and no COR can be measured",
+                self.dhat, self.x0
+            ));
+        }
         if self.duration / self.h > MAX_STEPS {
             return Err(format!(
                 "duration / h = {:e} steps is more than the {MAX_STEPS:e} a run may take",
@@ -114,6 +120,52 @@ impl ParticleParams {
             ));
         }
         Ok(())
+    }
+}
+
+impl ParticleParams {
+    /// When (s) the particle would reach the barrier zone `x = d̂` in free flight
+    /// `x(t) = x₀ + v₀ t + ½ g t²`; `None` when it never does (it moves away from the
+    /// ground, or gravity turns it back first). 0 when it starts there.
+    pub fn free_flight_arrival(&self) -> Option<f64> {
+        // ½ g t² + v₀ t + (x₀ − d̂) = 0, smallest root t ≥ 0 (written to avoid cancellation)
+        let (a, b, c) = (0.5 * self.g, self.v0, self.x0 - self.dhat);
+        if c <= 0.0 {
+            return Some(0.0);
+        }
+        if a == 0.0 {
+            return (b < 0.0).then(|| c / -b);
+        }
+        let disc = b * b - 4.0 * a * c;
+        if disc < 0.0 {
+            return None;
+        }
+        let q = -0.5 * (b + b.signum() * disc.sqrt());
+        [q / a, c / q]
+            .into_iter()
+            .filter(|t| t.is_finite() && *t >= 0.0)
+            .min_by(f64::total_cmp)
+    }
+
+    /// Checks that the particle reaches the barrier zone within the run, so that the
+    /// study has a contact to measure; the error names the parameter to change.
+    pub fn check_reaches_ground(&self) -> Result<(), String> {
+        match self.free_flight_arrival() {
+            None => Err(format!(
+                "v0 {} m/s never brings the particle down to the barrier zone (x0 = {} m, g = {} m/s², dhat = {} m): there is no contact to measure; give a negative v0 or g",
+                self.v0, self.x0, self.g, self.dhat
+            )),
+            Some(t) if t > self.duration => Err(format!(
+                "duration {} s ends before the contact: in free flight from x0 = {} m at v0 = {} m/s (g = {} m/s²) the particle reaches x = dhat = {} m only at t = {} s",
+                self.duration,
+                self.x0,
+                self.v0,
+                self.g,
+                self.dhat,
+                crate::plot::axis::fmt_g(t)
+            )),
+            Some(_) => Ok(()),
+        }
     }
 }
 

@@ -1,9 +1,10 @@
 //! Runs sweeps of the particle experiment and writes, per sweep `NAME`:
-//! `NAME_table.csv` (one row per run: COR, speeds, minimum height, contact duration,
-//! Newton iterations), `NAME_trajectories.csv` (`t, x, v` of every run) and the plots
+//! `NAME_table.csv` (one row per run: COR, how the contact went, speeds, minimum
+//! height, contact duration, Newton iterations; a run without contact has empty COR
+//! and speeds and contact `none`), `NAME_trajectories.csv` (`t, x, v` of every run) and the plots
 //! `NAME_height.png`, `NAME_velocity.png` and (for two or more values) `NAME_cor.png`.
 
-use super::measure::{measure, Measurement};
+use super::measure::{measure, Contact, Measurement};
 use super::particle::{simulate, ParticleParams, Scheme, Trajectory};
 use super::sweep::Sweep;
 use crate::output::io_error;
@@ -57,6 +58,7 @@ pub fn run_sweep(
 pub const TABLE_COLUMNS: &[&str] = &[
     "integrator",
     "cor",
+    "contact",
     "v_in",
     "v_out",
     "rebounded",
@@ -88,19 +90,27 @@ pub fn table_text(name: &str, runs: &[Run]) -> String {
     );
     for r in runs {
         let m = &r.measurement;
-        let cor = if m.touched && !m.rebounded {
-            "0 (stuck)".to_string()
-        } else {
-            format!("{:.5}", m.cor)
+        let (cor, v_in, v_out) = match m.contact() {
+            Contact::None => ("none".to_string(), "-".to_string(), "-".to_string()),
+            Contact::Stuck => (
+                "0 (stuck)".to_string(),
+                format!("{:.4}", m.v_in),
+                format!("{:.4}", m.v_out),
+            ),
+            Contact::Rebounded => (
+                format!("{:.5}", m.cor),
+                format!("{:.4}", m.v_in),
+                format!("{:.4}", m.v_out),
+            ),
         };
         let _ = writeln!(
             s,
-            "{:>10} {:>8} {:>11} {:>9.4} {:>9.4} {:>11} {:>13} {:>8} {:>9}",
+            "{:>10} {:>8} {:>11} {:>9} {:>9} {:>11} {:>13} {:>8} {:>9}",
             fmt_g(r.value),
             r.params.scheme.to_string(),
             cor,
-            m.v_in,
-            m.v_out,
+            v_in,
+            v_out,
             fmt_g(m.min_x),
             fmt_g(m.contact_duration),
             m.newton_iterations,
@@ -124,14 +134,23 @@ pub fn write_table(dir: &Path, name: &str, runs: &[Run]) -> Result<PathBuf, Stri
         writeln!(out, "{name},{}", TABLE_COLUMNS.join(","))?;
         for r in runs {
             let m = &r.measurement;
+            // Without contact there is no COR and no speeds: empty cells, never NaN.
+            let cell = |v: f64| {
+                if m.touched {
+                    format!("{v:?}")
+                } else {
+                    String::new()
+                }
+            };
             writeln!(
                 out,
-                "{:?},{},{:?},{:?},{:?},{},{:?},{},{:?},{},{},{},{},{}",
+                "{:?},{},{},{},{},{},{},{:?},{},{:?},{},{},{},{},{}",
                 r.value,
                 r.params.scheme,
-                m.cor,
-                m.v_in,
-                m.v_out,
+                cell(m.cor),
+                m.contact().name(),
+                cell(m.v_in),
+                cell(m.v_out),
                 m.rebounded as u8,
                 m.min_x,
                 m.contact_steps,
