@@ -88,6 +88,7 @@ fn a_run_with_a_ball_outside_a_wall_fails_naming_step_ball_and_gap() {
         trajectory: false,
         frames: None,
         progress: false,
+        stop_after_contact: None,
     };
     let err = springsim::run::run(
         &sc,
