@@ -2,21 +2,8 @@
 //! line, exit status 2, nothing written) and reports runs without contact plainly,
 //! never as a NaN coefficient of restitution.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn springsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_springsim"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("springsim_{name}_{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
+mod common;
+use common::{springsim, temp_dir as temp};
 
 /// Runs `restitution ARGS` and checks the refusal: status 2, one line naming `parts`.
 fn refused(args: &[&str], parts: &[&str]) {

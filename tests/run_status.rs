@@ -2,21 +2,32 @@
 //! and a body at rest that must fall, through the `springsim run` binary and its
 //! `summary.json`.
 
+mod common;
+use common::springsim;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn springsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_springsim"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+use std::process::{Child, Command};
 
 fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("springsim_{name}_{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+    let d = common::temp_dir(name);
     std::fs::create_dir_all(&d).unwrap();
     d
+}
+
+/// Starts a long CPU run of `circle_balls` into `out` in the background.
+fn spawn_long_run(out: &Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_springsim"))
+        .args([
+            "run",
+            "circle_balls",
+            "--backend",
+            "cpu",
+            "--steps",
+            "10000000",
+        ])
+        .args(["--out", out.to_str().unwrap()])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
 }
 
 fn summary(dir: &Path) -> serde_json::Value {
@@ -131,20 +142,7 @@ fn a_frozen_run_stops_after_100_stalled_steps() {
 fn ctrl_c_stops_the_run_and_keeps_its_summary() {
     let dir = temp("interrupt");
     let out = dir.join("out");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_springsim"))
-        .args([
-            "run",
-            "circle_balls",
-            "--backend",
-            "cpu",
-            "--steps",
-            "10000000",
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_long_run(&out);
     // Wait until it has taken some steps.
     let t0 = std::time::Instant::now();
     loop {
@@ -180,19 +178,7 @@ fn a_killed_run_leaves_a_header_and_a_summary() {
     // its first steps: steps.csv already holds its header (it was once left empty).
     let dir = temp("early");
     let out = dir.join("out");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_springsim"))
-        .args([
-            "run",
-            "circle_balls",
-            "--backend",
-            "cpu",
-            "--steps",
-            "10000000",
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .spawn()
-        .unwrap();
+    let mut child = spawn_long_run(&out);
     let t0 = std::time::Instant::now();
     while !out.join("summary.json").exists() {
         assert!(t0.elapsed().as_secs() < 60, "the run did not start");

@@ -306,3 +306,18 @@ pub fn gpu_follows_cpu(name: &str, scene: Scene, steps: u64) -> Option<f64> {
     eprintln!("{name}: GPU and CPU at most {worst:.3e} m apart over {steps} steps");
     Some(worst)
 }
+
+/// Runs the `springsim` binary with `args` and returns its output.
+pub fn springsim(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_springsim"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// A fresh (emptied) folder for one test's files: `springsim_NAME_PID` in the temp dir.
+pub fn temp_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("springsim_{name}_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
