@@ -164,6 +164,8 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
         format!("{} (1 thread, f64)", crate::backend::cpu::cpu_model_name()),
         (0..s.len()).map(|i| s.gap(i)).fold(f64::INFINITY, f64::min),
     );
+    // As the barrier runs: a `running` summary from the start, so a killed run has one.
+    summary.write(&opts.out_dir.join("summary.json"))?;
     let mut stepping = 0.0;
     for step in 1..=opts.steps {
         if crate::interrupt::requested() {
