@@ -65,22 +65,20 @@ fn write_scene(dir: &Path, text: &str) -> String {
     path.to_str().unwrap().to_string()
 }
 
+/// `springsim run SCENE --backend cpu --steps STEPS --out OUT EXTRA…`.
+fn run_cpu(scene: &str, steps: &str, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["run", scene, "--backend", "cpu", "--steps", steps];
+    args.extend(["--out", out.to_str().unwrap()]);
+    args.extend_from_slice(extra);
+    springsim(&args)
+}
+
 #[test]
 fn a_run_with_stalled_steps_says_so_and_exits_3() {
     let dir = temp("stalled");
     let scene = write_scene(&dir, UNBOUNDABLE_WALL);
-    let out = dir.join("out");
-    let out_dir = out.clone();
-    let o = springsim(&[
-        "run",
-        &scene,
-        "--backend",
-        "cpu",
-        "--steps",
-        "5",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let out_dir = dir.join("out");
+    let o = run_cpu(&scene, "5", &out_dir, &[]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "{stderr}");
     assert!(
@@ -101,17 +99,7 @@ fn a_run_with_stalled_steps_says_so_and_exits_3() {
     );
 
     // --allow-stalled exits 0, and the summary still says stalled.
-    let o = springsim(&[
-        "run",
-        &scene,
-        "--backend",
-        "cpu",
-        "--steps",
-        "5",
-        "--out",
-        out.to_str().unwrap(),
-        "--allow-stalled",
-    ]);
+    let o = run_cpu(&scene, "5", &out_dir, &["--allow-stalled"]);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(summary(&out_dir)["status"], "stalled");
 }
@@ -121,16 +109,7 @@ fn a_frozen_run_stops_after_100_stalled_steps() {
     let dir = temp("frozen");
     let scene = write_scene(&dir, UNBOUNDABLE_WALL);
     let out = dir.join("out");
-    let o = springsim(&[
-        "run",
-        &scene,
-        "--backend",
-        "cpu",
-        "--steps",
-        "1000",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_cpu(&scene, "1000", &out, &[]);
     assert_eq!(o.status.code(), Some(1));
     let s = summary(&out);
     assert_eq!(s["status"], "failed");
