@@ -1,4 +1,4 @@
-//! Per-node formulas of the time integrators (DESIGN.md §1): the predicted
+//! Per-node formulas of the time integrators (docs/PHYSICS.md): the predicted
 //! position that the inertia term pulls towards, and the velocity (and
 //! acceleration) update once Newton has found `xⁿ⁺¹`. Mirrored by the GPU's
 //! update kernel.

@@ -2,8 +2,9 @@
 //!
 //! Implicit time integration as energy minimisation, log-barrier contact that
 //! never lets a node pass a wall, and Newton iterations whose line search is
-//! capped by continuous collision detection. See `DESIGN.md` in the shared
-//! notes and the README for the conventions and the scene format.
+//! capped by continuous collision detection. See `docs/PHYSICS.md` for the
+//! conventions and the README and `scenes/README.md` for the commands and the scene
+//! format.
 
 pub mod backend;
 pub mod bench;

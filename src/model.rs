@@ -18,7 +18,7 @@ pub struct Spring {
     pub stiffness: f64,
 }
 
-/// Time integrator, as minimisation of an incremental potential (DESIGN.md §1).
+/// Time integrator, as minimisation of an incremental potential (docs/PHYSICS.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Integrator {

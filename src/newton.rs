@@ -1,5 +1,5 @@
 //! The backend-independent Newton driver with CCD-capped filter line search
-//! (DESIGN.md §1, seeds 001 and 003). A backend supplies the energy, the search
+//! (docs/PHYSICS.md, seeds 001 and 003). A backend supplies the energy, the search
 //! direction, the CCD bound and the update through [`NewtonSystem`]; this file
 //! owns every decision, so the CPU and GPU backends take identical steps.
 

@@ -1,5 +1,5 @@
 //! Preconditioned conjugate gradients for the symmetric positive (semi-)definite
-//! Newton systems, starting from zero (DESIGN.md §1).
+//! Newton systems, starting from zero (docs/PHYSICS.md).
 
 use crate::par;
 

@@ -3,7 +3,7 @@
 //! [`super::barrier`] alone.
 //!
 //! The seed adds `κ B(x)` to the incremental potential without the `h²` that every
-//! other potential carries (DESIGN.md §1). Here that is read as the physical barrier
+//! other potential carries (docs/PHYSICS.md). Here that is read as the physical barrier
 //! potential `Ψ_B = (κ/h²) B`, so the seed's κ is a stiffness per `h²`:
 //!
 //! - implicit Euler: `E(x) = ½ m (x − x̂)² + κ B(x)` with `x̂ = xⁿ + h (vⁿ + h g)` and
