@@ -9,7 +9,7 @@
 //! value and of the derivative along a direction over a box, through
 //! `shaders/implicit/slope.wgsl`). Every function mirrors the CPU evaluation of
 //! the same [`Expr`] operation for operation, written flat: one `let` per node of
-//! the expression tree ([`lib`]), never nested calls, so that any expression the
+//! the expression tree (`lib`), never nested calls, so that any expression the
 //! parser accepts compiles.
 
 use super::expr::{Expr, Func};

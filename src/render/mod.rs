@@ -543,7 +543,7 @@ pub fn write(args: &RenderArgs, p: &Prepared) -> Result<Vec<PathBuf>, String> {
     Ok(written)
 }
 
-/// Renders `args.dir` ([`prepare`] then [`write`]); returns the files written.
+/// Renders `args.dir` ([`prepare`] then [`write()`]); returns the files written.
 pub fn render(args: &RenderArgs) -> Result<Vec<PathBuf>, String> {
     write(args, &prepare(args)?)
 }
