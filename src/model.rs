@@ -67,6 +67,26 @@ pub struct SolverParams {
     pub friction_updates: u32,
 }
 
+impl Default for SolverParams {
+    /// The defaults a scene gets for every `[solver]` key it leaves out (dt has none
+    /// in a scene; 0.01 s here): the course's tolerance 1e-2 m/s, at least one and at
+    /// most 200 Newton iterations, CG to 1e-6 in at most 10 000 iterations, 60
+    /// line-search halvings, no friction lagging updates.
+    fn default() -> Self {
+        Self {
+            dt: 0.01,
+            integrator: Integrator::ImplicitEuler,
+            tolerance: 1e-2,
+            min_newton_iterations: 1,
+            max_newton_iterations: 200,
+            cg_tolerance: 1e-6,
+            cg_max_iterations: 10_000,
+            max_line_search_halvings: 60,
+            friction_updates: 0,
+        }
+    }
+}
+
 /// A node range belonging to one body of the scene (for output and checks).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BodyInfo {

@@ -271,7 +271,6 @@ pub fn solve<S: NewtonSystem + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Integrator;
 
     /// E(x) = ½ (x − a)² with x held in f32, like the GPU's positions: Newton can get
     /// no closer to a than rounding allows.
@@ -310,14 +309,11 @@ mod tests {
     fn params(tolerance: f64, min_newton_iterations: u32) -> SolverParams {
         SolverParams {
             dt: 1.0,
-            integrator: Integrator::ImplicitEuler,
             tolerance,
             min_newton_iterations,
             max_newton_iterations: 100,
-            cg_tolerance: 1e-6,
-            cg_max_iterations: 10,
             max_line_search_halvings: 10,
-            friction_updates: 0,
+            ..Default::default()
         }
     }
 
@@ -460,17 +456,7 @@ mod tests {
 
     #[test]
     fn a_direction_below_the_f32_resolution_ends_the_solve() {
-        let params = SolverParams {
-            dt: 1.0,
-            integrator: Integrator::ImplicitEuler,
-            tolerance: 1e-15,
-            min_newton_iterations: 1,
-            max_newton_iterations: 100,
-            cg_tolerance: 1e-6,
-            cg_max_iterations: 10,
-            max_line_search_halvings: 10,
-            friction_updates: 0,
-        };
+        let params = params(1e-15, 1);
         let mut sys = F32Quadratic {
             x: 3.0,
             p: 0.0,

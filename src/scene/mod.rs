@@ -380,9 +380,13 @@ impl Builder<'_> {
             d => return Err(self.err("dimension", format!("must be 2 or 3, got {d}"))),
         };
         let s = &raw.solver;
+        let def = SolverParams::default();
         let dt = self.positive("solver.dt", s.dt)?;
-        let tolerance = self.positive("solver.tolerance", s.tolerance.unwrap_or(1e-2))?;
-        let cg_tolerance = self.positive("solver.cg_tolerance", s.cg_tolerance.unwrap_or(1e-6))?;
+        let tolerance = self.positive("solver.tolerance", s.tolerance.unwrap_or(def.tolerance))?;
+        let cg_tolerance = self.positive(
+            "solver.cg_tolerance",
+            s.cg_tolerance.unwrap_or(def.cg_tolerance),
+        )?;
         if cg_tolerance >= 1.0 {
             return Err(self.err(
                 "solver.cg_tolerance",
@@ -393,9 +397,12 @@ impl Builder<'_> {
             0 => Err(self.err(path, "must be at least 1")),
             n => Ok(n),
         };
-        let max_newton_iterations =
-            count("solver.max_newton_iterations", s.max_newton_iterations, 200)?;
-        let min_newton_iterations = s.min_newton_iterations.unwrap_or(1);
+        let max_newton_iterations = count(
+            "solver.max_newton_iterations",
+            s.max_newton_iterations,
+            def.max_newton_iterations,
+        )?;
+        let min_newton_iterations = s.min_newton_iterations.unwrap_or(def.min_newton_iterations);
         if min_newton_iterations > max_newton_iterations {
             return Err(self.err(
                 "solver.min_newton_iterations",
@@ -411,13 +418,17 @@ impl Builder<'_> {
             min_newton_iterations,
             max_newton_iterations,
             cg_tolerance,
-            cg_max_iterations: count("solver.cg_max_iterations", s.cg_max_iterations, 10_000)?,
+            cg_max_iterations: count(
+                "solver.cg_max_iterations",
+                s.cg_max_iterations,
+                def.cg_max_iterations,
+            )?,
             max_line_search_halvings: count(
                 "solver.max_line_search_halvings",
                 s.max_line_search_halvings,
-                60,
+                def.max_line_search_halvings,
             )?,
-            friction_updates: s.friction_updates.unwrap_or(0),
+            friction_updates: s.friction_updates.unwrap_or(def.friction_updates),
         };
         let gravity = match &s.gravity {
             Some(g) => self.vector("solver.gravity", g, dim)?,

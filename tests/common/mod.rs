@@ -89,7 +89,7 @@ spring_stiffness = 500.0
 /// areas and velocities, every 7th node fixed.
 pub fn random_model(n: usize, dim: usize, barrier: &str, seed: u64) -> springsim::model::Model {
     use springsim::energy::barrier::{BarrierKind, BarrierParams};
-    use springsim::model::{BodyInfo, Integrator, Model, SolverParams, Spring};
+    use springsim::model::{BodyInfo, Model, SolverParams, Spring};
     use springsim::wall::PlaneWall;
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let dhat = 0.05;
@@ -163,15 +163,9 @@ pub fn random_model(n: usize, dim: usize, barrier: &str, seed: u64) -> springsim
         },
         friction: Default::default(),
         solver: SolverParams {
-            dt: 0.01,
-            integrator: Integrator::ImplicitEuler,
-            tolerance: 1e-2,
-            min_newton_iterations: 1,
             max_newton_iterations: 50,
-            cg_tolerance: 1e-6,
             cg_max_iterations: 2000,
-            max_line_search_halvings: 60,
-            friction_updates: 0,
+            ..Default::default()
         },
         bodies: vec![BodyInfo {
             name: "random".into(),
