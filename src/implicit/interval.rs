@@ -123,6 +123,102 @@ fn cos_range(a: Interval) -> Interval {
     }
 }
 
+/// `−a`.
+fn neg(a: Interval) -> Interval {
+    Interval {
+        lo: -a.hi,
+        hi: -a.lo,
+    }
+}
+
+/// `a + b`; never below 0 when both are not.
+fn add(a: Interval, b: Interval) -> Interval {
+    let s = widen(a.lo + b.lo, a.hi + b.hi, EXACT);
+    if a.lo >= 0.0 && b.lo >= 0.0 {
+        non_negative(s)
+    } else {
+        s
+    }
+}
+
+/// `a − b`.
+fn sub(a: Interval, b: Interval) -> Interval {
+    widen(a.lo - b.hi, a.hi - b.lo, EXACT)
+}
+
+/// `max(a, 0)^c`, as the expressions define a real exponent.
+fn powc(a: Interval, c: f64) -> Interval {
+    let (l, h) = (a.lo.max(0.0), a.hi.max(0.0));
+    if c >= 0.0 {
+        non_negative(widen(l.powf(c), h.powf(c), TRANSCENDENTAL))
+    } else if l > 0.0 {
+        non_negative(widen(h.powf(c), l.powf(c), TRANSCENDENTAL))
+    } else {
+        WHOLE
+    }
+}
+
+/// `|a|`.
+fn abs(a: Interval) -> Interval {
+    if a.lo >= 0.0 {
+        a
+    } else if a.hi <= 0.0 {
+        neg(a)
+    } else {
+        Interval {
+            lo: 0.0,
+            hi: a.hi.max(-a.lo),
+        }
+    }
+}
+
+/// `√a`; the whole line where `a` reaches below 0.
+fn sqrt(a: Interval) -> Interval {
+    if a.lo < 0.0 {
+        WHOLE
+    } else {
+        non_negative(widen(a.lo.sqrt(), a.hi.sqrt(), EXACT))
+    }
+}
+
+/// `eᵃ`.
+fn exp(a: Interval) -> Interval {
+    non_negative(widen(a.lo.exp(), a.hi.exp(), TRANSCENDENTAL))
+}
+
+/// `ln a`; the whole line where `a` reaches 0 or below.
+fn ln(a: Interval) -> Interval {
+    if a.lo <= 0.0 {
+        WHOLE
+    } else {
+        widen(a.lo.ln(), a.hi.ln(), TRANSCENDENTAL)
+    }
+}
+
+/// `sin` over `a`, as `cos(a − π/2)`.
+fn sin_range(a: Interval) -> Interval {
+    cos_range(Interval {
+        lo: a.lo - PI / 2.0,
+        hi: a.hi - PI / 2.0,
+    })
+}
+
+/// `min(a, b)`.
+fn min(a: Interval, b: Interval) -> Interval {
+    Interval {
+        lo: a.lo.min(b.lo),
+        hi: a.hi.min(b.hi),
+    }
+}
+
+/// `max(a, b)`.
+fn max(a: Interval, b: Interval) -> Interval {
+    Interval {
+        lo: a.lo.max(b.lo),
+        hi: a.hi.max(b.hi),
+    }
+}
+
 /// A range containing `e` over the box `lo[k] ≤ x_k ≤ hi[k]`.
 pub fn eval_interval(e: &Expr, lo: &[f64], hi: &[f64]) -> Interval {
     let r = |a: &Expr| eval_interval(a, lo, hi);
@@ -132,94 +228,26 @@ pub fn eval_interval(e: &Expr, lo: &[f64], hi: &[f64]) -> Interval {
             lo: lo.get(*k).copied().unwrap_or(0.0),
             hi: hi.get(*k).copied().unwrap_or(0.0),
         },
-        Expr::Neg(a) => {
-            let a = r(a);
-            Interval {
-                lo: -a.hi,
-                hi: -a.lo,
-            }
-        }
-        Expr::Add(a, b) => {
-            let (a, b) = (r(a), r(b));
-            let s = widen(a.lo + b.lo, a.hi + b.hi, EXACT);
-            if a.lo >= 0.0 && b.lo >= 0.0 {
-                non_negative(s)
-            } else {
-                s
-            }
-        }
-        Expr::Sub(a, b) => {
-            let (a, b) = (r(a), r(b));
-            widen(a.lo - b.hi, a.hi - b.lo, EXACT)
-        }
+        Expr::Neg(a) => neg(r(a)),
+        Expr::Add(a, b) => add(r(a), r(b)),
+        Expr::Sub(a, b) => sub(r(a), r(b)),
         Expr::Mul(a, b) => mul(r(a), r(b)),
         Expr::Div(a, b) => mul(r(a), recip(r(b))),
         Expr::PowI(a, n) => powi(r(a), *n),
-        Expr::PowC(a, c) => {
-            let a = r(a);
-            let (l, h) = (a.lo.max(0.0), a.hi.max(0.0));
-            if *c >= 0.0 {
-                non_negative(widen(l.powf(*c), h.powf(*c), TRANSCENDENTAL))
-            } else if l > 0.0 {
-                non_negative(widen(h.powf(*c), l.powf(*c), TRANSCENDENTAL))
-            } else {
-                WHOLE
-            }
-        }
+        Expr::PowC(a, c) => powc(r(a), *c),
         Expr::Call(f, a) => {
             let a = r(a);
             match f {
-                Func::Abs => {
-                    if a.lo >= 0.0 {
-                        a
-                    } else if a.hi <= 0.0 {
-                        Interval {
-                            lo: -a.hi,
-                            hi: -a.lo,
-                        }
-                    } else {
-                        Interval {
-                            lo: 0.0,
-                            hi: a.hi.max(-a.lo),
-                        }
-                    }
-                }
-                Func::Sqrt => {
-                    if a.lo < 0.0 {
-                        WHOLE
-                    } else {
-                        non_negative(widen(a.lo.sqrt(), a.hi.sqrt(), EXACT))
-                    }
-                }
-                Func::Exp => non_negative(widen(a.lo.exp(), a.hi.exp(), TRANSCENDENTAL)),
-                Func::Ln => {
-                    if a.lo <= 0.0 {
-                        WHOLE
-                    } else {
-                        widen(a.lo.ln(), a.hi.ln(), TRANSCENDENTAL)
-                    }
-                }
+                Func::Abs => abs(a),
+                Func::Sqrt => sqrt(a),
+                Func::Exp => exp(a),
+                Func::Ln => ln(a),
                 Func::Cos => cos_range(a),
-                Func::Sin => cos_range(Interval {
-                    lo: a.lo - PI / 2.0,
-                    hi: a.hi - PI / 2.0,
-                }),
+                Func::Sin => sin_range(a),
             }
         }
-        Expr::Min(a, b) => {
-            let (a, b) = (r(a), r(b));
-            Interval {
-                lo: a.lo.min(b.lo),
-                hi: a.hi.min(b.hi),
-            }
-        }
-        Expr::Max(a, b) => {
-            let (a, b) = (r(a), r(b));
-            Interval {
-                lo: a.lo.max(b.lo),
-                hi: a.hi.max(b.hi),
-            }
-        }
+        Expr::Min(a, b) => min(r(a), r(b)),
+        Expr::Max(a, b) => max(r(a), r(b)),
     }
 }
 

@@ -10,13 +10,16 @@
 //! division by a range containing 0) gives the whole line, and the test then fails
 //! safe. The WGSL twin is `shaders/implicit/slope.wgsl`.
 
-use super::{cos_range, mul, powi, recip, widen, Interval, EXACT, TRANSCENDENTAL, WHOLE};
+use super::{
+    abs, add, cos_range, exp, ln, max, min, mul, neg, powc, powi, recip, sin_range, sqrt, sub,
+    Interval, WHOLE,
+};
 use crate::implicit::expr::{Expr, Func};
-use std::f64::consts::PI;
 
 /// The range `v` of an expression's values and the range `d` of its derivative
 /// along the segment's direction, over a box (units of the expression, and of the
-/// expression per unit of the segment parameter).
+/// expression per unit of the segment parameter). The values are those of
+/// [`super::eval_interval`], operation for operation.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Slope {
     /// Values.
@@ -29,45 +32,11 @@ fn point(c: f64) -> Interval {
     Interval { lo: c, hi: c }
 }
 
-fn neg(a: Interval) -> Interval {
-    Interval {
-        lo: -a.hi,
-        hi: -a.lo,
-    }
-}
-
-fn add(a: Interval, b: Interval) -> Interval {
-    widen(a.lo + b.lo, a.hi + b.hi, EXACT)
-}
-
-fn sub(a: Interval, b: Interval) -> Interval {
-    widen(a.lo - b.hi, a.hi - b.lo, EXACT)
-}
-
 fn hull(a: Interval, b: Interval) -> Interval {
     Interval {
         lo: a.lo.min(b.lo),
         hi: a.hi.max(b.hi),
     }
-}
-
-/// `max(a, 0)^c` over `a`, as the expressions define `a^c` for a real exponent.
-fn powc(a: Interval, c: f64) -> Interval {
-    let (l, h) = (a.lo.max(0.0), a.hi.max(0.0));
-    if c >= 0.0 {
-        widen(l.powf(c), h.powf(c), TRANSCENDENTAL)
-    } else if l > 0.0 {
-        widen(h.powf(c), l.powf(c), TRANSCENDENTAL)
-    } else {
-        WHOLE
-    }
-}
-
-fn sin_range(a: Interval) -> Interval {
-    cos_range(Interval {
-        lo: a.lo - PI / 2.0,
-        hi: a.hi - PI / 2.0,
-    })
 }
 
 /// The slope of `e` over the box `lo[k] ≤ x_k ≤ hi[k]` along the direction `p`.
@@ -150,36 +119,28 @@ pub fn eval_slope(e: &Expr, lo: &[f64], hi: &[f64], p: &[f64]) -> Slope {
         Expr::Call(f, a) => {
             let a = r(a);
             match f {
-                Func::Abs => {
-                    if a.v.lo >= 0.0 {
-                        a
+                Func::Abs => Slope {
+                    v: abs(a.v),
+                    d: if a.v.lo >= 0.0 {
+                        a.d
                     } else if a.v.hi <= 0.0 {
-                        Slope {
-                            v: neg(a.v),
-                            d: neg(a.d),
-                        }
+                        neg(a.d)
                     } else {
-                        Slope {
-                            v: Interval {
-                                lo: 0.0,
-                                hi: a.v.hi.max(-a.v.lo),
-                            },
-                            d: hull(a.d, neg(a.d)),
-                        }
-                    }
-                }
+                        hull(a.d, neg(a.d))
+                    },
+                },
                 Func::Sqrt => {
                     if a.v.lo <= 0.0 {
                         return Slope { v: WHOLE, d: WHOLE };
                     }
-                    let v = widen(a.v.lo.sqrt(), a.v.hi.sqrt(), EXACT);
+                    let v = sqrt(a.v);
                     Slope {
                         v,
                         d: mul(a.d, recip(mul(point(2.0), v))),
                     }
                 }
                 Func::Exp => {
-                    let v = widen(a.v.lo.exp(), a.v.hi.exp(), TRANSCENDENTAL);
+                    let v = exp(a.v);
                     Slope { v, d: mul(v, a.d) }
                 }
                 Func::Ln => {
@@ -187,7 +148,7 @@ pub fn eval_slope(e: &Expr, lo: &[f64], hi: &[f64], p: &[f64]) -> Slope {
                         return Slope { v: WHOLE, d: WHOLE };
                     }
                     Slope {
-                        v: widen(a.v.lo.ln(), a.v.hi.ln(), TRANSCENDENTAL),
+                        v: ln(a.v),
                         d: mul(a.d, recip(a.v)),
                     }
                 }
@@ -204,17 +165,7 @@ pub fn eval_slope(e: &Expr, lo: &[f64], hi: &[f64], p: &[f64]) -> Slope {
         Expr::Min(a, b) | Expr::Max(a, b) => {
             let (a, b) = (r(a), r(b));
             let is_min = matches!(e, Expr::Min(..));
-            let v = if is_min {
-                Interval {
-                    lo: a.v.lo.min(b.v.lo),
-                    hi: a.v.hi.min(b.v.hi),
-                }
-            } else {
-                Interval {
-                    lo: a.v.lo.max(b.v.lo),
-                    hi: a.v.hi.max(b.v.hi),
-                }
-            };
+            let v = if is_min { min(a.v, b.v) } else { max(a.v, b.v) };
             // Where one argument is the selected one over the whole box, its slope.
             let a_below = a.v.hi < b.v.lo;
             let b_below = b.v.hi < a.v.lo;
