@@ -136,21 +136,6 @@ fn note_row(
     }
 }
 
-/// Bytes the CPU backend holds for a scene, roughly (state, Hessian blocks, CG vectors).
-pub fn cpu_bytes_estimate(nodes: usize, springs: usize, dim: usize) -> u64 {
-    let per_node = 8 * (14 * dim + dim * dim) + 40;
-    let per_spring = 8 * (dim + dim * dim) + 32;
-    (nodes * per_node + springs * per_spring) as u64
-}
-
-/// `MemAvailable` of `/proc/meminfo` in bytes, when there is one.
-pub fn available_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
 /// The process's resident set size (MiB) from `/proc/self/status`.
 pub fn resident_mib() -> Option<f64> {
     let text = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -168,14 +153,16 @@ fn open(
     let m = &scene.model;
     match backend {
         BenchBackend::Cpu | BenchBackend::Direct => {
-            let need = cpu_bytes_estimate(m.num_nodes(), m.springs.len(), m.dim);
+            use crate::scene::memory::{available_bytes, estimate_bytes};
+            let (n, sp) = (m.num_nodes() as u64, m.springs.len() as u64);
+            let need = estimate_bytes(m.dim as u64, n, sp).unwrap_or(u64::MAX);
             // The factor of a 3D mesh fills in far beyond the matrix; keep a margin.
             let need = if backend == BenchBackend::Direct {
-                need * 6
+                need.saturating_mul(6)
             } else {
                 need
             };
-            if let Some(avail) = available_memory() {
+            if let Some(avail) = available_bytes() {
                 if need > avail {
                     return Err(format!(
                         "skipped: needs about {:.1} GiB, {:.1} GiB available",
