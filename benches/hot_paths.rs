@@ -11,6 +11,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use springsim::backend::cpu::CpuBackend;
 use springsim::backend::gpu::GpuBackend;
+use springsim::backend::Probe;
 use springsim::bench::ladder::{Entry, Family};
 use springsim::model::Model;
 use springsim::newton::NewtonSystem;
@@ -82,7 +83,7 @@ fn check_parity() {
         dc.norm,
         dg.norm
     );
-    let (pc, pg) = (c.direction().to_vec(), g.direction());
+    let (pc, pg) = (c.direction().to_vec(), g.direction_vector());
     let scale = pc.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let err = pc
         .iter()
@@ -92,7 +93,7 @@ fn check_parity() {
         err < 1e-2 * scale,
         "direction: max difference {err} vs |p| {scale}"
     );
-    let (ac, ag) = (c.ccd_bound(), g.direction_stats().1);
+    let (ac, ag) = (c.ccd_bound(), g.direction_summary().1);
     assert!((ac - ag).abs() < 1e-3, "CCD bound: CPU {ac} vs GPU {ag}");
     let (sc, sg) = (c.energy_change(0.5 * ac), g.energy_change(0.5 * ac));
     assert!(rel(sc, sg) < 1e-2, "energy change: CPU {sc} vs GPU {sg}");
@@ -180,9 +181,9 @@ fn hot_paths(c: &mut Criterion) {
             b.ccd_bound()
         });
         let make_gpu = |max, tol| gpu(&with(max, tol), &x, &pred);
-        // The GPU's CCD bound comes with the direction; `direction_stats` recomputes it.
+        // The GPU's CCD bound comes with the direction; `direction_summary` recomputes it.
         time_backend(c, "gpu", nodes, &make_gpu, |b: &mut GpuBackend| {
-            b.direction_stats().1
+            b.direction_summary().1
         });
     }
 }

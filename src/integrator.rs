@@ -35,3 +35,10 @@ pub fn update(
         }
     }
 }
+
+/// TEMPORARY (replaced by the CPU backend helper's version at merge).
+pub fn initial_acceleration(model: &crate::model::Model) -> Vec<f64> {
+    crate::backend::cpu::CpuBackend::new(model.clone())
+        .accelerations()
+        .to_vec()
+}

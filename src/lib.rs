@@ -10,7 +10,6 @@ pub mod backend;
 pub mod bench;
 pub mod compare;
 pub mod energy;
-pub mod gpu;
 pub mod implicit;
 pub mod integrator;
 pub mod interrupt;

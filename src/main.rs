@@ -128,10 +128,10 @@ fn make_backend(
             .map(|b| Box::new(b) as Box<dyn Backend>)
             .map_err(|e| format!("--backend gpu: {e}")),
         BackendChoice::Auto => {
-            let why = match springsim::gpu::context::preferred_adapter() {
+            let why = match springsim::backend::gpu::context::preferred_adapter() {
                 Ok(info) if info.device_type == wgpu::DeviceType::Cpu => format!(
                     "the only GPU adapter is a software one ({}); use --backend gpu to run on it anyway",
-                    springsim::gpu::context::describe(&info)
+                    springsim::backend::gpu::context::describe(&info)
                 ),
                 Ok(_) => match GpuBackend::new(scene.model.clone()) {
                     Ok(g) => return Ok(Box::new(g)),
@@ -321,7 +321,7 @@ fn main() -> ExitCode {
             }
         }
         Command::Devices => {
-            let adapters = springsim::gpu::context::list_adapters();
+            let adapters = springsim::backend::gpu::context::list_adapters();
             if adapters.is_empty() {
                 println!(
                     "no GPU adapters found (install a Vulkan driver, e.g. mesa-vulkan-drivers)"

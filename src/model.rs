@@ -87,6 +87,13 @@ impl Default for SolverParams {
     }
 }
 
+impl SolverParams {
+    /// `c h²` (s²): the factor of every potential in the incremental potential.
+    pub fn potential_weight(&self) -> f64 {
+        self.integrator.potential_scale() * self.dt * self.dt
+    }
+}
+
 /// A node range belonging to one body of the scene (for output and checks).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BodyInfo {

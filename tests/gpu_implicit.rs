@@ -5,9 +5,10 @@
 
 mod common;
 use springsim::backend::cpu::CpuBackend;
+use springsim::backend::gpu::kernels::Kernel;
+use springsim::backend::gpu::pipelines::reflect_with;
 use springsim::backend::gpu::GpuOptions;
-use springsim::gpu::pipelines::reflect_with;
-use springsim::gpu::shaders::KERNELS;
+use springsim::backend::Probe;
 use springsim::implicit::wgsl::generate;
 use springsim::scene;
 
@@ -26,7 +27,7 @@ fn generated_wall_modules_validate_in_every_kernel() {
         let s = scene::load(&format!("scenes/{name}.toml")).unwrap();
         walls.extend(s.model.implicit_walls.clone());
         let gen = generate(&s.model.implicit_walls);
-        for (path, _) in KERNELS {
+        for (path, _) in Kernel::files() {
             reflect_with(path, &gen).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
     }
@@ -41,7 +42,7 @@ fn generated_wall_modules_validate_in_every_kernel() {
         label: "all".into(),
     });
     let gen = generate(&walls);
-    for (path, _) in KERNELS {
+    for (path, _) in Kernel::files() {
         reflect_with(path, &gen).unwrap_or_else(|e| panic!("all walls: {e}"));
     }
 }
@@ -151,20 +152,20 @@ fn kernel_parity(label: &str, text: &str, dhat: f64) {
         "{label}: only {active} nodes near a wall"
     );
     let rel = 2e-4;
-    let (gc, gg) = (cpu.gradient(), gpu.gradient());
+    let (gc, gg) = (cpu.gradient(), gpu.potential_gradient());
     let err = common::max_diff(&gc, &gg);
     assert!(err <= rel * common::max_abs(&gc), "{label}: gradient {err}");
-    let (dc, dg) = (cpu.preconditioner_blocks(), gpu.preconditioner_blocks());
+    let (dc, dg) = (cpu.preconditioner_blocks(), gpu.jacobi_blocks());
     let err = common::max_diff(&dc, &dg);
     assert!(
         err <= rel * common::max_abs(&dc),
         "{label}: preconditioner blocks {err}"
     );
     let u: Vec<f64> = (0..x.len()).map(|_| (rng.next() as f32) as f64).collect();
-    let (hc, (hg, _)) = (cpu.hessian_times(&u), gpu.hessian_times(&u));
+    let (hc, (hg, _)) = (cpu.hessian_times(&u), gpu.hessian_product(&u));
     let err = common::max_diff(&hc, &hg);
     assert!(err <= rel * common::max_abs(&hc), "{label}: H u {err}");
-    let (ec, eg) = (cpu.incremental_potential(&x), gpu.incremental_potential());
+    let (ec, eg) = (cpu.incremental_potential(&x), gpu.potential());
     assert!(
         (ec - eg).abs() <= 1e-4 * ec.abs(),
         "{label}: E {ec} vs {eg}"
@@ -175,7 +176,7 @@ fn kernel_parity(label: &str, text: &str, dhat: f64) {
         .map(|c| ((0.2 * c + 0.5 * rng.next()) as f32) as f64)
         .collect();
     gpu.set_direction(&p);
-    let (_, ccd_gpu) = gpu.direction_stats();
+    let (_, ccd_gpu) = gpu.direction_summary();
     let dim = model.dim;
     let mut ccd_cpu: f64 = 1.0;
     for (xi, pi) in x.chunks(dim).zip(p.chunks(dim)) {
@@ -452,7 +453,7 @@ fn longest_sums_and_deepest_expressions_validate_in_every_kernel() {
         gen.lines().all(|l| l.matches('(').count() <= 3),
         "nested calls in the generated WGSL"
     );
-    for (path, _) in KERNELS {
+    for (path, _) in Kernel::files() {
         reflect_with(path, &gen).unwrap_or_else(|e| panic!("{path}: {e}"));
     }
 }

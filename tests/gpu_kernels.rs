@@ -7,7 +7,7 @@ mod common;
 use common::{gpu_backend, max_abs, max_diff, random_model, Rng};
 use springsim::backend::cpu::CpuBackend;
 use springsim::backend::gpu::{GpuBackend, GpuOptions};
-use springsim::backend::Backend;
+use springsim::backend::{Backend, Probe};
 use springsim::energy::friction::FrictionParams;
 use springsim::model::Model;
 use springsim::newton::NewtonSystem;
@@ -71,7 +71,10 @@ fn check_all(n: usize, dim: usize, barrier: &str, opts: GpuOptions, friction: bo
     );
 
     // friction_lag_start: the lagged normal forces.
-    let (lc, lg) = (p.cpu.friction_lambda().to_vec(), p.gpu.friction_lambda());
+    let (lc, lg) = (
+        p.cpu.friction_lambda().to_vec(),
+        p.gpu.lagged_normal_forces(),
+    );
     assert_eq!(lc.len(), lg.len(), "{label}: friction slots");
     assert_eq!(lc.len(), if friction { 2 * n } else { 0 }, "{label}: slots");
     let err = max_diff(&lc, &lg);
@@ -86,7 +89,7 @@ fn check_all(n: usize, dim: usize, barrier: &str, opts: GpuOptions, friction: bo
 
     // assemble: gradient and Jacobi diagonal.
     let gc = p.cpu.gradient();
-    let gg = p.gpu.gradient();
+    let gg = p.gpu.potential_gradient();
     let err = max_diff(&gc, &gg);
     assert!(
         err <= REL * max_abs(&gc) + 1e-7,
@@ -94,7 +97,7 @@ fn check_all(n: usize, dim: usize, barrier: &str, opts: GpuOptions, friction: bo
         max_abs(&gc)
     );
     let dc = p.cpu.preconditioner_blocks();
-    let dg = p.gpu.preconditioner_blocks();
+    let dg = p.gpu.jacobi_blocks();
     assert_eq!(dc.len(), n * dim * dim, "{label}: preconditioner size");
     assert_eq!(dc.len(), dg.len(), "{label}: preconditioner sizes");
     for (i, (a, b)) in dc.chunks(dim * dim).zip(dg.chunks(dim * dim)).enumerate() {
@@ -112,7 +115,7 @@ fn check_all(n: usize, dim: usize, barrier: &str, opts: GpuOptions, friction: bo
     let mut rng = Rng(n as u64 * 3 + 1);
     let u: Vec<f64> = (0..n * dim).map(|_| (rng.next() as f32) as f64).collect();
     let hc = p.cpu.hessian_times(&u);
-    let (hg, uhu_gpu) = p.gpu.hessian_times(&u);
+    let (hg, uhu_gpu) = p.gpu.hessian_product(&u);
     let err = max_diff(&hc, &hg);
     assert!(
         err <= REL * max_abs(&hc) + 1e-9,
@@ -134,7 +137,7 @@ fn check_all(n: usize, dim: usize, barrier: &str, opts: GpuOptions, friction: bo
             .map(|c| (*c as f32) as f64)
             .collect::<Vec<_>>(),
     );
-    let eg = p.gpu.incremental_potential();
+    let eg = p.gpu.potential();
     assert!(
         (ec - eg).abs() <= REL * ec.abs().max(1e-3),
         "{label}: E cpu {ec} gpu {eg}"
@@ -149,7 +152,7 @@ fn check_all(n: usize, dim: usize, barrier: &str, opts: GpuOptions, friction: bo
         })
         .collect();
     p.gpu.set_direction(&pdir);
-    let (norm_g, ccd_g) = p.gpu.direction_stats();
+    let (norm_g, ccd_g) = p.gpu.direction_summary();
     let x = p.cpu.positions();
     let mut norm_c: f64 = 0.0;
     let mut ccd_c: f64 = 1.0;
@@ -244,7 +247,7 @@ fn gpu_pcg_direction_matches_the_cpu_solve() {
             "CG converged: cpu {dc:?} gpu {dg:?}"
         );
         let pc = p.cpu.direction().to_vec();
-        let pg = p.gpu.direction();
+        let pg = p.gpu.direction_vector();
         let err = max_diff(&pc, &pg);
         assert!(
             err <= 1e-3 * max_abs(&pc),
@@ -333,7 +336,7 @@ spring_stiffness = 2e4
     for b in [&mut cpu as &mut dyn Backend, &mut gpu] {
         b.begin_step();
     }
-    let (gc, gg) = (cpu.gradient(), gpu.gradient());
+    let (gc, gg) = (cpu.gradient(), gpu.potential_gradient());
     let err = max_diff(&gc, &gg);
     assert!(
         err <= REL * max_abs(&gc),
@@ -353,7 +356,7 @@ spring_stiffness = 2e4
 
 #[test]
 fn a_scene_too_large_for_the_adapter_is_a_clear_error() {
-    use springsim::gpu::context::{GpuContext, Needs};
+    use springsim::backend::gpu::context::{GpuContext, Needs};
     if gpu_backend(random_model(4, 2, "book", 2), GpuOptions::default()).is_none() {
         return;
     }
@@ -424,13 +427,13 @@ fn more_than_65535_workgroups_per_dispatch() {
         })
         .collect();
     gpu.set_direction(&p);
-    let (norm, ccd) = gpu.direction_stats();
+    let (norm, ccd) = gpu.direction_summary();
     assert!((norm - 0.0201).abs() < 1e-7, "norm {norm}");
     assert!((ccd - 0.45).abs() < 1e-5, "CCD bound {ccd}");
     let ec = cpu.incremental_potential(&model.x0);
-    let eg = gpu.incremental_potential();
+    let eg = gpu.potential();
     assert!((ec - eg).abs() <= 1e-4 * ec.abs(), "E cpu {ec} gpu {eg}");
-    let gg = gpu.gradient();
+    let gg = gpu.potential_gradient();
     // Gravity and inertia only away from the ground; check the last nodes, which
     // only the second grid row of workgroups reaches.
     for i in n - 300..n {

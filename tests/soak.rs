@@ -16,7 +16,7 @@ fn every_bundled_scene_runs_through_its_first_contacts_on_both_backends() {
     let out = std::env::temp_dir().join(format!("springsim_soak_{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
     let mut backends = "cpu,gpu";
-    if springsim::gpu::context::list_adapters().is_empty() {
+    if springsim::backend::gpu::context::list_adapters().is_empty() {
         assert!(
             std::env::var_os("CI").is_none(),
             "CI is set but no GPU adapter was found (install mesa-vulkan-drivers)"

@@ -3,6 +3,9 @@
 
 pub mod cpu;
 pub mod gpu;
+pub mod probe;
+
+pub use probe::Probe;
 
 use crate::newton::NewtonSystem;
 use serde::Serialize;

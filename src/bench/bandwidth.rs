@@ -1,7 +1,7 @@
 //! The memory traffic of one GPU CG iteration, for the bandwidth bound that
 //! BENCHMARKS.md sets the measured per-iteration time against.
 
-use crate::gpu::layout::{node_block_bytes, GpuSpring};
+use crate::backend::gpu::layout::{node_block_bytes, GpuSpring};
 
 /// Bytes one CG iteration of the GPU backend must move between memory and the
 /// device if every array element is read or written once (perfect caching of the

@@ -1,13 +1,13 @@
-//! Every compute pipeline, built once per device. The bind-group layout of each
+//! Every compute pipeline, built once per device, one per [`Kernel`]. The bind-group layout of each
 //! entry point is derived from the bindings it actually uses (naga's analysis of the
 //! composed module), so `shaders/bindings.wgsl` is the one place a binding is declared
 //! and no layout can drift from its shader.
 
-use super::shaders::{compose_with, KERNELS};
-use std::collections::HashMap;
+use super::kernels::Kernel;
+use super::shaders::compose_with;
 
 /// One entry point: its pipeline, its bind-group layout and the bindings it uses.
-pub struct Kernel {
+pub struct KernelPipeline {
     /// The compute pipeline.
     pub pipeline: wgpu::ComputePipeline,
     /// Its group-0 layout.
@@ -16,9 +16,9 @@ pub struct Kernel {
     pub bindings: Vec<u32>,
 }
 
-/// All kernels, by entry-point name.
+/// All kernels, by [`Kernel::index`].
 pub struct Pipelines {
-    kernels: HashMap<&'static str, Kernel>,
+    kernels: Vec<KernelPipeline>,
 }
 
 /// A composed module parsed and validated by naga, with per-entry-point binding use.
@@ -67,21 +67,22 @@ pub fn reflect_with(path: &str, generated: &str) -> Result<Reflected, String> {
 }
 
 impl Pipelines {
-    /// Builds every pipeline of [`KERNELS`] on `device` (no implicit walls).
+    /// Builds every pipeline of [`Kernel::ALL`] on `device` (no implicit walls).
     pub fn new(device: &wgpu::Device) -> Result<Self, String> {
         Self::with_generated(device, &crate::implicit::wgsl::generate(&[]))
     }
 
     /// Builds every pipeline with `generated` as the scene's implicit-wall module.
     pub fn with_generated(device: &wgpu::Device, generated: &str) -> Result<Self, String> {
-        let mut kernels = HashMap::new();
-        for (path, entries) in KERNELS {
+        let mut built: Vec<(Kernel, KernelPipeline)> = Vec::new();
+        for (path, entries) in Kernel::files() {
             let refl = reflect_with(path, generated)?;
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(path),
                 source: wgpu::ShaderSource::Wgsl(refl.source.clone().into()),
             });
-            for name in *entries {
+            for kernel in entries {
+                let name = kernel.entry_point();
                 let used = refl
                     .entry_bindings
                     .iter()
@@ -122,28 +123,24 @@ impl Pipelines {
                     compilation_options: Default::default(),
                     cache: None,
                 });
-                kernels.insert(
-                    *name,
-                    Kernel {
+                built.push((
+                    kernel,
+                    KernelPipeline {
                         pipeline,
                         layout,
                         bindings: used.iter().map(|(b, _)| *b).collect(),
                     },
-                );
+                ));
             }
         }
-        Ok(Self { kernels })
+        built.sort_by_key(|(k, _)| k.index());
+        Ok(Self {
+            kernels: built.into_iter().map(|(_, p)| p).collect(),
+        })
     }
 
-    /// The kernel with entry point `name` (a name from [`KERNELS`]).
-    pub fn get(&self, name: &str) -> &Kernel {
-        self.kernels
-            .get(name)
-            .unwrap_or_else(|| panic!("kernel `{name}` is not in KERNELS"))
-    }
-
-    /// Every kernel by name.
-    pub fn iter(&self) -> impl Iterator<Item = (&&'static str, &Kernel)> {
-        self.kernels.iter()
+    /// The pipeline of `kernel`.
+    pub fn get(&self, kernel: Kernel) -> &KernelPipeline {
+        &self.kernels[kernel.index()]
     }
 }

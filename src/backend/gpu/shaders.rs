@@ -4,122 +4,89 @@
 
 /// Every WGSL file under `shaders/`, by its path relative to that folder.
 pub const SOURCES: &[(&str, &str)] = &[
-    ("common.wgsl", include_str!("../../shaders/common.wgsl")),
-    ("bindings.wgsl", include_str!("../../shaders/bindings.wgsl")),
-    ("state.wgsl", include_str!("../../shaders/state.wgsl")),
-    ("reduce.wgsl", include_str!("../../shaders/reduce.wgsl")),
-    ("wall.wgsl", include_str!("../../shaders/wall.wgsl")),
+    ("common.wgsl", include_str!("../../../shaders/common.wgsl")),
+    (
+        "bindings.wgsl",
+        include_str!("../../../shaders/bindings.wgsl"),
+    ),
+    ("state.wgsl", include_str!("../../../shaders/state.wgsl")),
+    ("reduce.wgsl", include_str!("../../../shaders/reduce.wgsl")),
+    ("wall.wgsl", include_str!("../../../shaders/wall.wgsl")),
     (
         "integrator.wgsl",
-        include_str!("../../shaders/integrator.wgsl"),
+        include_str!("../../../shaders/integrator.wgsl"),
     ),
     (
         "energy/spring.wgsl",
-        include_str!("../../shaders/energy/spring.wgsl"),
+        include_str!("../../../shaders/energy/spring.wgsl"),
     ),
     (
         "energy/barrier.wgsl",
-        include_str!("../../shaders/energy/barrier.wgsl"),
+        include_str!("../../../shaders/energy/barrier.wgsl"),
     ),
     (
         "energy/friction.wgsl",
-        include_str!("../../shaders/energy/friction.wgsl"),
+        include_str!("../../../shaders/energy/friction.wgsl"),
     ),
     (
         "node_friction.wgsl",
-        include_str!("../../shaders/node_friction.wgsl"),
+        include_str!("../../../shaders/node_friction.wgsl"),
     ),
     (
         "kernels/friction.wgsl",
-        include_str!("../../shaders/kernels/friction.wgsl"),
+        include_str!("../../../shaders/kernels/friction.wgsl"),
     ),
     (
         "energy/inertia.wgsl",
-        include_str!("../../shaders/energy/inertia.wgsl"),
+        include_str!("../../../shaders/energy/inertia.wgsl"),
     ),
     (
         "kernels/step.wgsl",
-        include_str!("../../shaders/kernels/step.wgsl"),
+        include_str!("../../../shaders/kernels/step.wgsl"),
     ),
     (
         "kernels/assemble.wgsl",
-        include_str!("../../shaders/kernels/assemble.wgsl"),
+        include_str!("../../../shaders/kernels/assemble.wgsl"),
     ),
     (
         "kernels/newton_matvec.wgsl",
-        include_str!("../../shaders/kernels/newton_matvec.wgsl"),
+        include_str!("../../../shaders/kernels/newton_matvec.wgsl"),
     ),
     (
         "kernels/cg.wgsl",
-        include_str!("../../shaders/kernels/cg.wgsl"),
+        include_str!("../../../shaders/kernels/cg.wgsl"),
     ),
     (
         "kernels/direction_stats.wgsl",
-        include_str!("../../shaders/kernels/direction_stats.wgsl"),
+        include_str!("../../../shaders/kernels/direction_stats.wgsl"),
     ),
     (
         "kernels/energy.wgsl",
-        include_str!("../../shaders/kernels/energy.wgsl"),
+        include_str!("../../../shaders/kernels/energy.wgsl"),
     ),
     (
         "kernels/reduce_final.wgsl",
-        include_str!("../../shaders/kernels/reduce_final.wgsl"),
+        include_str!("../../../shaders/kernels/reduce_final.wgsl"),
     ),
     (
         "kernels/line_search.wgsl",
-        include_str!("../../shaders/kernels/line_search.wgsl"),
+        include_str!("../../../shaders/kernels/line_search.wgsl"),
     ),
     (
         "implicit/dual.wgsl",
-        include_str!("../../shaders/implicit/dual.wgsl"),
+        include_str!("../../../shaders/implicit/dual.wgsl"),
     ),
     (
         "implicit/interval.wgsl",
-        include_str!("../../shaders/implicit/interval.wgsl"),
+        include_str!("../../../shaders/implicit/interval.wgsl"),
     ),
     (
         "implicit/slope.wgsl",
-        include_str!("../../shaders/implicit/slope.wgsl"),
+        include_str!("../../../shaders/implicit/slope.wgsl"),
     ),
     (
         "implicit/wall.wgsl",
-        include_str!("../../shaders/implicit/wall.wgsl"),
-    ),
-];
-
-/// The kernel files (each a complete module once composed) and their entry points.
-pub const KERNELS: &[(&str, &[&str])] = &[
-    ("kernels/step.wgsl", &["step_begin", "step_end", "advance"]),
-    ("kernels/assemble.wgsl", &["node_terms", "assemble"]),
-    (
-        "kernels/friction.wgsl",
-        &[
-            "friction_lag_start",
-            "friction_lag_update",
-            "friction_stats",
-        ],
-    ),
-    ("kernels/newton_matvec.wgsl", &["newton_matvec"]),
-    (
-        "kernels/cg.wgsl",
-        &[
-            "cg_start",
-            "cg_start_scalars",
-            "cg_alpha",
-            "cg_update",
-            "cg_beta",
-            "cg_direction",
-        ],
-    ),
-    ("kernels/direction_stats.wgsl", &["direction_stats"]),
-    ("kernels/energy.wgsl", &["energy_total", "energy_change"]),
-    (
-        "kernels/reduce_final.wgsl",
-        &["reduce_nodes", "reduce_elements"],
-    ),
-    (
-        "kernels/line_search.wgsl",
-        &["line_search_start", "reduce_trial"],
+        include_str!("../../../shaders/implicit/wall.wgsl"),
     ),
 ];
 

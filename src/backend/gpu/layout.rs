@@ -24,8 +24,9 @@ pub struct Params {
     pub n_walls: u32,
     /// Spatial dimension (2 or 3).
     pub dim: u32,
-    /// `c h²` (s²): the factor of every potential in the incremental potential.
-    pub h2c: f32,
+    /// `c h²` (s²): the factor of every potential in the incremental potential
+    /// ([`crate::model::SolverParams::potential_weight`]).
+    pub potential_weight: f32,
     /// Barrier activation distance d̂ (m).
     pub dhat: f32,
     /// Barrier stiffness κ.
@@ -124,12 +125,14 @@ pub const LS_ALPHA_OFFSET: u64 = 24;
 /// Byte offset of `done` in [`CgState`].
 pub const DONE_OFFSET: u64 = 32;
 
-/// Reduction lanes (`Lanes`): four sums, then (sum, sum, min, max).
+/// One reduction result as the kernels write it (`Lanes`): four summed lanes, then
+/// two summed lanes, a min lane and a max lane. What each lane holds depends on the
+/// kernel; [`super::readback`] decodes them into named fields.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
 pub struct Lanes {
-    /// Summed lanes.
-    pub s: [f32; 4],
-    /// Two summed lanes, a min lane and a max lane.
-    pub e: [f32; 4],
+    /// Four summed lanes (`s` in WGSL).
+    pub sums: [f32; 4],
+    /// Two summed lanes, a min lane and a max lane (`e` in WGSL).
+    pub mixed: [f32; 4],
 }

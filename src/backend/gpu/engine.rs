@@ -1,0 +1,328 @@
+//! How the GPU backend talks to wgpu: recording kernels into command encoders,
+//! deferring work no decision waits for, submitting, and the blocking reads through
+//! fixed staging buffers. It knows buffers and kernels, not the algorithm.
+
+use super::buffers::BufferSet;
+use super::context::GpuContext;
+use super::kernels::{Kernel, Span};
+use super::layout::{CgState, Lanes};
+use super::pipelines::Pipelines;
+use crate::backend::DeviceCounters;
+
+/// Bytes of the small staging buffer: two result slots and the CG state.
+pub const STAGING_BYTES: u64 = 256;
+/// Offset in staging of result slot 0.
+const STAGE_RESULTS: u64 = 0;
+/// Offset in staging of result slot 1 (the first line-search trial).
+const STAGE_TRIAL: u64 = 32;
+/// Offset in staging of the CG state.
+const STAGE_CG: u64 = 64;
+/// Bytes of one `Lanes`.
+const LANES_BYTES: u64 = 32;
+/// Bytes of the CG state read back.
+const CG_BYTES: u64 = 48;
+
+/// The device, its pipelines and buffers, and the command stream.
+pub struct Engine {
+    /// The open device.
+    pub ctx: GpuContext,
+    pipes: Pipelines,
+    /// Bind group of every kernel, by [`Kernel::index`].
+    groups: Vec<wgpu::BindGroup>,
+    /// The scene's buffers.
+    pub buffers: BufferSet<wgpu::Buffer>,
+    staging: wgpu::Buffer,
+    vec_staging: wgpu::Buffer,
+    /// Workgroups (x, y) of a per-node dispatch.
+    node_dispatch: (u32, u32),
+    /// Workgroups (x, y) of a per-element dispatch.
+    element_dispatch: (u32, u32),
+    /// Recorded work not yet submitted (see [`Self::defer`]).
+    deferred: Option<wgpu::CommandEncoder>,
+    /// Submissions and blocking reads so far (`memory_bytes` is filled when reported).
+    pub traffic: DeviceCounters,
+    /// Bytes of one node vector (`nodes × dim` f32).
+    vector_bytes: u64,
+}
+
+/// Which staging buffer a read uses.
+#[derive(Clone, Copy)]
+enum Staging {
+    Small,
+    Vector,
+}
+
+impl Engine {
+    /// Binds every kernel of `pipes` to `buffers` and creates the staging buffers;
+    /// `vector_bytes` is the size of one node vector, the dispatch sizes are (x, y)
+    /// workgroups.
+    pub fn new(
+        ctx: GpuContext,
+        pipes: Pipelines,
+        buffers: BufferSet<wgpu::Buffer>,
+        vector_bytes: u64,
+        node_dispatch: (u32, u32),
+        element_dispatch: (u32, u32),
+    ) -> Self {
+        let dev = &ctx.device;
+        let groups = Kernel::ALL
+            .iter()
+            .map(|&k| {
+                let kernel = pipes.get(k);
+                let entries: Vec<wgpu::BindGroupEntry> = kernel
+                    .bindings
+                    .iter()
+                    .map(|&b| wgpu::BindGroupEntry {
+                        binding: b,
+                        resource: buffers
+                            .at_binding(b)
+                            .expect("the kernel's binding is in bindings.wgsl")
+                            .as_entire_binding(),
+                    })
+                    .collect();
+                dev.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some(k.entry_point()),
+                    layout: &kernel.layout,
+                    entries: &entries,
+                })
+            })
+            .collect();
+        let staging = dev.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("staging"),
+            size: STAGING_BYTES,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let vec_staging = dev.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("vector staging"),
+            size: vector_bytes.max(16),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        Self {
+            ctx,
+            pipes,
+            groups,
+            buffers,
+            staging,
+            vec_staging,
+            node_dispatch,
+            element_dispatch,
+            deferred: None,
+            traffic: DeviceCounters::default(),
+            vector_bytes,
+        }
+    }
+
+    /// Bytes of device memory held by the buffers and the staging buffers.
+    pub fn memory_bytes(&self) -> u64 {
+        self.buffers.iter().map(|b| b.size()).sum::<u64>()
+            + self.staging.size()
+            + self.vec_staging.size()
+    }
+
+    /// Records `kernels` in order into one compute pass of `enc`.
+    pub fn record(&self, enc: &mut wgpu::CommandEncoder, kernels: &[Kernel]) {
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: None,
+            timestamp_writes: None,
+        });
+        for &k in kernels {
+            pass.set_pipeline(&self.pipes.get(k).pipeline);
+            pass.set_bind_group(0, &self.groups[k.index()], &[]);
+            let (x, y) = match k.span() {
+                Span::Nodes => self.node_dispatch,
+                Span::Elements => self.element_dispatch,
+                Span::Single => (1, 1),
+            };
+            pass.dispatch_workgroups(x, y, 1);
+        }
+    }
+
+    /// The encoder to record into: the deferred one when work is waiting, else a new one.
+    pub fn encoder(&mut self) -> wgpu::CommandEncoder {
+        self.deferred.take().unwrap_or_else(|| {
+            self.ctx
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
+        })
+    }
+
+    /// Records `kernels` for later: they go out with the next submission (work whose
+    /// result no decision waits for: step start and end, the Newton update).
+    pub fn defer(&mut self, kernels: &[Kernel]) {
+        let mut enc = self.encoder();
+        self.record(&mut enc, kernels);
+        self.deferred = Some(enc);
+    }
+
+    /// Submits deferred work now; needed before a host write that it must not see.
+    pub fn flush_deferred(&mut self) {
+        if let Some(enc) = self.deferred.take() {
+            self.submit(enc);
+        }
+    }
+
+    /// Submits `enc` to the queue.
+    pub fn submit(&mut self, enc: wgpu::CommandEncoder) {
+        self.ctx.queue.submit([enc.finish()]);
+        self.traffic.submissions += 1;
+    }
+
+    /// Records `kernels` and submits them with whatever was deferred.
+    pub fn run(&mut self, kernels: &[Kernel]) {
+        let mut enc = self.encoder();
+        self.record(&mut enc, kernels);
+        self.submit(enc);
+    }
+
+    /// Writes `value` at byte `offset` of the CG state (after deferred work that may
+    /// read the old value: a queue write lands before the next submission).
+    pub fn write_cg_field(&mut self, offset: u64, value: &[u8]) {
+        self.flush_deferred();
+        self.ctx.queue.write_buffer(&self.buffers.cg, offset, value);
+    }
+
+    /// Reads `len` bytes of a staging buffer (a blocking read).
+    fn read_staging(&mut self, which: Staging, len: u64) -> Vec<u8> {
+        let buf = match which {
+            Staging::Small => &self.staging,
+            Staging::Vector => &self.vec_staging,
+        };
+        let out = map_and_read(&self.ctx.device, buf, len);
+        self.traffic.readbacks += 1;
+        out
+    }
+
+    /// Records `kernels` (which end in a reduction into result slot 0), submits, and
+    /// reads slot 0 back.
+    pub fn reduce(&mut self, kernels: &[Kernel]) -> Lanes {
+        let mut enc = self.encoder();
+        self.record(&mut enc, kernels);
+        enc.copy_buffer_to_buffer(
+            &self.buffers.results,
+            0,
+            &self.staging,
+            STAGE_RESULTS,
+            LANES_BYTES,
+        );
+        self.submit(enc);
+        let bytes = self.read_staging(Staging::Small, LANES_BYTES);
+        bytemuck::pod_read_unaligned(&bytes[0..LANES_BYTES as usize])
+    }
+
+    /// Records `first` and `second` (each ending in a reduction into slot 0) in one
+    /// submission and reads both results in one read.
+    pub fn reduce_two(&mut self, first: &[Kernel], second: &[Kernel]) -> (Lanes, Lanes) {
+        let mut enc = self.encoder();
+        self.record(&mut enc, first);
+        enc.copy_buffer_to_buffer(&self.buffers.results, 0, &self.staging, 0, LANES_BYTES);
+        self.record(&mut enc, second);
+        let (s, l) = (LANES_BYTES, LANES_BYTES as usize);
+        enc.copy_buffer_to_buffer(&self.buffers.results, 0, &self.staging, s, s);
+        self.submit(enc);
+        let bytes = self.read_staging(Staging::Small, 2 * s);
+        (
+            bytemuck::pod_read_unaligned(&bytes[0..l]),
+            bytemuck::pod_read_unaligned(&bytes[l..2 * l]),
+        )
+    }
+
+    /// Submits `enc` after copying both result slots and the CG state to staging, then
+    /// reads them back: (result slot 0, result slot 1, CG state).
+    pub fn finish_direction(&mut self, mut enc: wgpu::CommandEncoder) -> (Lanes, Lanes, CgState) {
+        enc.copy_buffer_to_buffer(
+            &self.buffers.results,
+            0,
+            &self.staging,
+            STAGE_RESULTS,
+            2 * LANES_BYTES,
+        );
+        enc.copy_buffer_to_buffer(&self.buffers.cg, 0, &self.staging, STAGE_CG, CG_BYTES);
+        self.submit(enc);
+        let bytes = self.read_staging(Staging::Small, STAGE_CG + CG_BYTES);
+        let at = |o: u64, len: u64| &bytes[o as usize..(o + len) as usize];
+        (
+            bytemuck::pod_read_unaligned(at(STAGE_RESULTS, LANES_BYTES)),
+            bytemuck::pod_read_unaligned(at(STAGE_TRIAL, LANES_BYTES)),
+            bytemuck::pod_read_unaligned(at(STAGE_CG, CG_BYTES)),
+        )
+    }
+
+    /// Reads node vector `slot` of `buffer` (see [`Self::write_vector`]) (m, m/s, …).
+    pub fn read_vector(
+        &mut self,
+        buffer: fn(&BufferSet<wgpu::Buffer>) -> &wgpu::Buffer,
+        slot: u64,
+    ) -> Vec<f64> {
+        let len = self.vector_bytes;
+        if len == 0 {
+            return vec![];
+        }
+        let mut enc = self.encoder();
+        enc.copy_buffer_to_buffer(buffer(&self.buffers), slot * len, &self.vec_staging, 0, len);
+        self.submit(enc);
+        let bytes = self.read_staging(Staging::Vector, len);
+        bytemuck::cast_slice::<u8, f32>(&bytes)
+            .iter()
+            .map(|v| *v as f64)
+            .collect()
+    }
+
+    /// Writes the node vector `data` (rounded to f32) into `buffer`, starting at node
+    /// vector `slot` (the blocks of the step anchors: 0 xⁿ, 1 x̃ − xⁿ, 2 x − xⁿ).
+    pub fn write_vector(
+        &mut self,
+        buffer: fn(&BufferSet<wgpu::Buffer>) -> &wgpu::Buffer,
+        slot: u64,
+        data: &[f64],
+    ) {
+        self.flush_deferred();
+        assert_eq!((data.len() * 4) as u64, self.vector_bytes);
+        let v: Vec<f32> = data.iter().map(|c| *c as f32).collect();
+        self.ctx.queue.write_buffer(
+            buffer(&self.buffers),
+            slot * self.vector_bytes,
+            bytemuck::cast_slice(&v),
+        );
+    }
+
+    /// `size` bytes of `buffer` from `offset`, through a staging buffer of their own
+    /// (for probes; the stepping path reads through the fixed staging buffers).
+    pub fn read_raw(
+        &mut self,
+        buffer: fn(&BufferSet<wgpu::Buffer>) -> &wgpu::Buffer,
+        offset: u64,
+        size: u64,
+    ) -> Vec<u8> {
+        let stage = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("probe staging"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = self.encoder();
+        enc.copy_buffer_to_buffer(buffer(&self.buffers), offset, &stage, 0, size);
+        self.submit(enc);
+        let bytes = map_and_read(&self.ctx.device, &stage, size);
+        self.traffic.readbacks += 1;
+        bytes
+    }
+}
+
+/// Maps the staging buffer `buf`, waits for the device, copies `len` bytes out, unmaps.
+fn map_and_read(device: &wgpu::Device, buf: &wgpu::Buffer, len: u64) -> Vec<u8> {
+    let slice = buf.slice(0..len);
+    slice.map_async(wgpu::MapMode::Read, |r| {
+        r.expect("mapping a staging buffer failed")
+    });
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("waiting for the GPU failed");
+    let out = slice
+        .get_mapped_range()
+        .expect("reading a mapped staging buffer failed")
+        .to_vec();
+    buf.unmap();
+    out
+}

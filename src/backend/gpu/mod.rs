@@ -1,0 +1,123 @@
+//! The GPU backend (f32 WGSL through wgpu): the same algorithm as the CPU reference,
+//! with its state on the device and the Newton driver of [`crate::newton`] taking the
+//! decisions. PCG runs entirely on the GPU in batches of iterations; the host reads
+//! only what a decision needs (the CG flags and, in the same readback, the Newton
+//! stopping measure and CCD bound; the energy change of each line-search trial).
+//!
+//! By role: [`context`] opens the device, [`shaders`] and [`pipelines`] compose and
+//! build the kernels named by [`kernels::Kernel`], [`buffers`] names the device
+//! buffers, [`layout`] holds the Rust twins of the WGSL structs, [`setup`] uploads a
+//! scene, [`engine`] records, submits and reads back, [`readback`] decodes what comes
+//! back, [`batching`] chooses CG batch sizes, `system` is the Newton system and
+//! [`probes`] the test access shared with the CPU backend.
+
+pub mod batching;
+pub mod buffers;
+pub mod context;
+pub mod engine;
+pub mod kernels;
+pub mod layout;
+pub mod pipelines;
+pub mod probes;
+pub mod readback;
+pub mod setup;
+pub mod shaders;
+mod system;
+
+use crate::model::Model;
+use batching::CgBatching;
+use context::describe;
+use engine::Engine;
+
+/// Options of the GPU backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GpuOptions {
+    /// Largest workgroup count along x of one dispatch; beyond it the dispatch uses a
+    /// second dimension. wgpu's limit is 65535; tests lower it to exercise the 2D path.
+    pub max_groups_x: u32,
+}
+
+impl Default for GpuOptions {
+    fn default() -> Self {
+        Self {
+            max_groups_x: 65535,
+        }
+    }
+}
+
+/// The wgpu backend.
+pub struct GpuBackend {
+    model: Model,
+    engine: Engine,
+    /// E at the current iterate as last evaluated (J).
+    current_energy: f64,
+    /// (α, ΔE) of the latest line-search trial.
+    last_trial: Option<(f64, f64)>,
+    /// E after an accepted step, from the trial's ΔE (J), for the next `energy` call.
+    pending_energy: Option<f64>,
+    /// The CCD bound of the current direction.
+    ccd: f64,
+    /// (α, ΔE) of the first line-search trial, evaluated with the direction.
+    speculative_trial: Option<(f64, f64)>,
+    /// CG batch sizes from earlier solves.
+    batching: CgBatching,
+}
+
+impl GpuBackend {
+    /// Opens the GPU, builds the pipelines and uploads the scene.
+    pub fn new(model: Model) -> Result<Self, String> {
+        Self::with_options(model, GpuOptions::default())
+    }
+
+    /// As [`Self::new`], with options.
+    pub fn with_options(model: Model, opts: GpuOptions) -> Result<Self, String> {
+        let engine = setup::open(&model, opts)?;
+        Ok(Self {
+            model,
+            engine,
+            current_energy: 0.0,
+            last_trial: None,
+            pending_energy: None,
+            ccd: 1.0,
+            speculative_trial: None,
+            batching: CgBatching::default(),
+        })
+    }
+
+    /// The model this backend simulates.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// The adapter in one line (name, backend API, device type, driver).
+    pub fn adapter(&self) -> String {
+        describe(&self.engine.ctx.info)
+    }
+
+    /// Whether the adapter is a software device on the CPU (lavapipe and the like).
+    pub fn is_software(&self) -> bool {
+        self.engine.ctx.is_software()
+    }
+
+    /// Whether the device runs with wgpu's default limits (true up to about 4M nodes
+    /// in 2D; larger scenes ask for the adapter's limits).
+    pub fn uses_default_limits(&self) -> bool {
+        self.engine.ctx.uses_default_limits()
+    }
+
+    /// Bytes of device memory held by the scene's buffers.
+    pub fn memory_bytes(&self) -> u64 {
+        self.engine.memory_bytes()
+    }
+
+    /// Whether some wall has friction (the friction kernels have work).
+    fn has_friction(&self) -> bool {
+        self.model.friction.any()
+    }
+
+    /// Writes the line-search / advance step fraction α for the kernels.
+    fn set_step_alpha(&mut self, alpha: f64) {
+        self.engine
+            .write_cg_field(layout::LS_ALPHA_OFFSET, bytemuck::bytes_of(&(alpha as f32)));
+    }
+}

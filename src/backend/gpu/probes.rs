@@ -1,0 +1,122 @@
+//! [`Probe`] on the GPU backend: the device state read and overwritten between
+//! kernels, for the tests that compare every kernel with its CPU twin.
+
+use super::kernels::{Kernel, ASSEMBLE, DIRECTION_STATS, MATVEC};
+use super::layout::{node_block_bytes, DONE_OFFSET};
+use super::readback::{quadratic_form, DirectionSummary, EnergyTotals};
+use super::GpuBackend;
+use crate::backend::probe::Probe;
+
+impl GpuBackend {
+    /// The stored iterate, prediction and step start as absolute positions (m):
+    /// (x, x̃, xⁿ).
+    fn state_vectors(&mut self) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+        let x = self.engine.read_vector(|b| &b.x, 0);
+        let xn = self.engine.read_vector(|b| &b.anchors, 0);
+        let offset = self.engine.read_vector(|b| &b.anchors, 1);
+        let xp = xn.iter().zip(&offset).map(|(a, b)| a + b).collect();
+        (x, xp, xn)
+    }
+
+    /// Stores the absolute x, x̃ and xⁿ (m), rounded to f32, as the device keeps them:
+    /// x, and xⁿ with the offsets x̃ − xⁿ and x − xⁿ.
+    fn write_state(&mut self, x: &[f64], xp: &[f64], xn: &[f64]) {
+        let f32s = |v: &[f64]| v.iter().map(|c| (*c as f32) as f64).collect::<Vec<f64>>();
+        let (x, xp, xn) = (f32s(x), f32s(xp), f32s(xn));
+        let minus = |a: &[f64]| a.iter().zip(&xn).map(|(p, q)| p - q).collect::<Vec<f64>>();
+        self.engine.write_vector(|b| &b.x, 0, &x);
+        self.engine.write_vector(|b| &b.anchors, 0, &xn);
+        self.engine.write_vector(|b| &b.anchors, 1, &minus(&xp));
+        self.engine.write_vector(|b| &b.anchors, 2, &minus(&x));
+    }
+}
+
+impl Probe for GpuBackend {
+    fn set_positions(&mut self, x: &[f64]) {
+        let (_, xp, xn) = self.state_vectors();
+        self.write_state(x, &xp, &xn);
+    }
+
+    fn set_prediction(&mut self, x_pred: &[f64]) {
+        let (x, _, xn) = self.state_vectors();
+        self.write_state(&x, x_pred, &xn);
+    }
+
+    fn set_step_start(&mut self, xn: &[f64]) {
+        let (x, xp, _) = self.state_vectors();
+        self.write_state(&x, &xp, xn);
+        if self.has_friction() {
+            self.engine.defer(&[Kernel::FrictionLagStart]);
+        }
+    }
+
+    fn set_direction(&mut self, p: &[f64]) {
+        self.speculative_trial = None;
+        self.engine.write_vector(|b| &b.p, 0, p);
+    }
+
+    fn direction_vector(&mut self) -> Vec<f64> {
+        self.engine.read_vector(|b| &b.p, 0)
+    }
+
+    fn potential(&mut self) -> f64 {
+        EnergyTotals::from(self.engine.reduce(&super::kernels::ENERGY_TOTAL)).potential()
+    }
+
+    fn potential_gradient(&mut self) -> Vec<f64> {
+        self.engine.run(&ASSEMBLE);
+        let r = self.engine.read_vector(|b| &b.r, 0);
+        r.iter().map(|r| -r).collect()
+    }
+
+    fn hessian_product(&mut self, u: &[f64]) -> (Vec<f64>, f64) {
+        self.engine.write_vector(|b| &b.d, 0, u);
+        // The mat-vec kernel idles once a CG solve is done: open it again.
+        self.engine
+            .write_cg_field(DONE_OFFSET, bytemuck::bytes_of(&0u32));
+        let uhu = quadratic_form(self.engine.reduce(&MATVEC));
+        (self.engine.read_vector(|b| &b.q, 0), uhu)
+    }
+
+    fn jacobi_blocks(&mut self) -> Vec<f64> {
+        self.engine.run(&ASSEMBLE);
+        let (n, dim) = (self.model.num_nodes(), self.model.dim);
+        let set = (n * node_block_bytes(dim)) as u64;
+        if set == 0 {
+            return vec![];
+        }
+        let bytes = self.engine.read_raw(|b| &b.blocks, set, set);
+        let v: Vec<f64> = bytemuck::cast_slice::<u8, f32>(&bytes)
+            .iter()
+            .map(|c| *c as f64)
+            .collect();
+        let mut out = Vec::with_capacity(n * dim * dim);
+        for b in v.chunks(4 * (dim - 1)) {
+            if dim == 2 {
+                // (xx, yy, xy, 0)
+                out.extend_from_slice(&[b[0], b[2], b[2], b[1]]);
+            } else {
+                // (xx, yy, zz, 0), (xy, xz, yz, 0)
+                out.extend_from_slice(&[b[0], b[4], b[5], b[4], b[1], b[6], b[5], b[6], b[2]]);
+            }
+        }
+        out
+    }
+
+    fn lagged_normal_forces(&mut self) -> Vec<f64> {
+        if !self.has_friction() {
+            return vec![];
+        }
+        let size = self.engine.buffers.friction.size();
+        let bytes = self.engine.read_raw(|b| &b.friction, 0, size);
+        bytemuck::cast_slice::<u8, [f32; 4]>(&bytes)
+            .iter()
+            .map(|f| f[3] as f64)
+            .collect()
+    }
+
+    fn direction_summary(&mut self) -> (f64, f64) {
+        let s = DirectionSummary::from(self.engine.reduce(&DIRECTION_STATS));
+        (s.norm, s.ccd_bound)
+    }
+}

@@ -1,0 +1,152 @@
+//! The GPU backend as the Newton driver and the run loop see it: what each
+//! [`NewtonSystem`] and [`Backend`] call records, submits and reads back.
+
+use super::kernels::{
+    Kernel, ASSEMBLE, CG_ITERATION, CG_START, DIRECTION_CHECK, ENERGY_CHANGE, ENERGY_TOTAL,
+    FRICTION_LAG_UPDATE, FRICTION_STATS,
+};
+use super::readback::{lag_change, DirectionSummary, EnergyChange, EnergyTotals, FrictionTotals};
+use super::GpuBackend;
+use crate::backend::{Backend, DeviceCounters, Diagnostics};
+use crate::newton::{Direction, NewtonSystem};
+
+impl NewtonSystem for GpuBackend {
+    fn energy(&mut self) -> f64 {
+        if let Some(e) = self.pending_energy.take() {
+            self.current_energy = e;
+            return e;
+        }
+        self.current_energy = EnergyTotals::from(self.engine.reduce(&ENERGY_TOTAL)).potential();
+        self.current_energy
+    }
+
+    fn compute_direction(&mut self) -> Direction {
+        let mut enc = self.engine.encoder();
+        self.engine.record(&mut enc, &ASSEMBLE);
+        self.engine.record(&mut enc, &CG_START);
+        let cap = self.model.solver.cg_max_iterations;
+        let mut submitted = 0u64;
+        loop {
+            let batch = self.batching.batch_size(submitted, cap);
+            for _ in 0..batch {
+                self.engine.record(&mut enc, &CG_ITERATION);
+            }
+            submitted += batch as u64;
+            // The direction's stopping measure and CCD bound, and speculatively the
+            // first line-search trial at α = min(1, CCD bound).
+            self.engine.record(&mut enc, &DIRECTION_CHECK);
+            let (stats, trial, cg) = self.engine.finish_direction(enc);
+            if cg.done != 0 || submitted > cap as u64 {
+                self.batching.finish_solve(cg.iterations);
+                let stats = DirectionSummary::from(stats);
+                self.ccd = stats.ccd_bound;
+                self.speculative_trial = Some((self.ccd, EnergyChange::from(trial).value()));
+                return Direction {
+                    norm: stats.norm,
+                    cg_iterations: cg.iterations,
+                    cg_converged: cg.converged != 0,
+                    below_resolution: stats.above_resolution == 0.0,
+                    near_resolution: stats.above_near_resolution == 0.0,
+                };
+            }
+            enc = self.engine.encoder();
+        }
+    }
+
+    fn ccd_bound(&mut self) -> f64 {
+        self.ccd
+    }
+
+    fn energy_change(&mut self, alpha: f64) -> f64 {
+        if let Some((a, de)) = self.speculative_trial.take() {
+            if a == alpha {
+                self.last_trial = Some((alpha, de));
+                return de;
+            }
+        }
+        self.set_step_alpha(alpha);
+        let de = EnergyChange::from(self.engine.reduce(&ENERGY_CHANGE)).value();
+        self.last_trial = Some((alpha, de));
+        de
+    }
+
+    fn advance(&mut self, alpha: f64) {
+        self.speculative_trial = None;
+        self.set_step_alpha(alpha);
+        self.engine.defer(&[Kernel::Advance]);
+        // The driver has just evaluated E(x + αp) − E(x) for this α: keep E
+        // consistent with the accepted differences instead of re-summing it.
+        self.pending_energy = match self.last_trial.take() {
+            Some((a, de)) if a == alpha && de.is_finite() => Some(self.current_energy + de),
+            _ => None,
+        };
+    }
+}
+
+impl Backend for GpuBackend {
+    fn name(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn device(&self) -> String {
+        format!("{} f32", self.adapter())
+    }
+
+    fn begin_step(&mut self) {
+        self.batching.begin_step();
+        self.speculative_trial = None;
+        self.pending_energy = None;
+        self.last_trial = None;
+        self.engine.defer(&[Kernel::StepBegin]);
+        if self.has_friction() {
+            self.engine.defer(&[Kernel::FrictionLagStart]);
+        }
+    }
+
+    fn update_friction_lag(&mut self) -> f64 {
+        if !self.has_friction() {
+            return 0.0;
+        }
+        lag_change(self.engine.reduce(&FRICTION_LAG_UPDATE))
+    }
+
+    fn end_step(&mut self) {
+        self.engine.defer(&[Kernel::StepEnd]);
+    }
+
+    fn counters(&self) -> DeviceCounters {
+        DeviceCounters {
+            memory_bytes: self.memory_bytes(),
+            ..self.engine.traffic
+        }
+    }
+
+    fn positions(&mut self) -> Vec<f64> {
+        self.engine.read_vector(|b| &b.x, 0)
+    }
+
+    fn velocities(&mut self) -> Vec<f64> {
+        self.engine.read_vector(|b| &b.v, 0)
+    }
+
+    fn diagnostics(&mut self) -> Diagnostics {
+        // E and, with friction, the friction statistics in one submission and one read.
+        let (totals, friction) = if self.has_friction() {
+            let (e, f) = self.engine.reduce_two(&ENERGY_TOTAL, &FRICTION_STATS);
+            (EnergyTotals::from(e), FrictionTotals::from(f))
+        } else {
+            let e = EnergyTotals::from(self.engine.reduce(&ENERGY_TOTAL));
+            (e, FrictionTotals::default())
+        };
+        Diagnostics {
+            sticking: friction.sticking,
+            sliding: friction.sliding,
+            dissipation: friction.dissipation,
+            kinetic: totals.kinetic,
+            gravity: totals.gravity,
+            elastic: totals.elastic,
+            barrier: totals.barrier,
+            min_wall_distance: totals.min_wall_distance,
+        }
+    }
+}
