@@ -3,9 +3,9 @@
 //! it goes.
 
 use super::summary::{FinalState, Summary, SummaryFile};
-use super::{progress_bar, RunOptions, MAX_CONSECUTIVE_STALLS};
+use super::{progress_bar, trajectory_csv, RunOptions, MAX_CONSECUTIVE_STALLS};
 use crate::backend::Backend;
-use crate::output::{write_vtk_frame, StepsCsv, TrajectoryCsv};
+use crate::output::{write_vtk_frame, StepsCsv};
 use crate::scene::Scene;
 use crate::sim::{Simulation, StepRecord};
 use std::time::Instant;
@@ -18,13 +18,7 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
     std::fs::create_dir_all(&opts.out_dir)
         .map_err(|e| crate::output::io_error(&opts.out_dir, e))?;
     let mut steps_csv = StepsCsv::create(opts.out_dir.join("steps.csv"))?;
-    let mut traj = match opts.trajectory {
-        true => Some(TrajectoryCsv::create(
-            opts.out_dir.join("trajectory.csv"),
-            dim,
-        )?),
-        false => None,
-    };
+    let mut traj = trajectory_csv(opts, dim)?;
     let frames_dir = opts.out_dir.join("frames");
     if opts.frames.is_some() {
         std::fs::create_dir_all(&frames_dir)
@@ -150,11 +144,5 @@ fn accumulate(s: &mut Summary, r: &StepRecord, dhat: f64) {
             s.first_stall = Some(stall.to_string());
         }
     }
-    if r.min_wall_distance < s.min_wall_distance {
-        s.min_wall_distance = r.min_wall_distance;
-        s.min_wall_distance_step = r.step;
-    }
-    if s.first_contact_step.is_none() && r.min_wall_distance < dhat {
-        s.first_contact_step = Some(r.step);
-    }
+    s.record_distance(r.step, r.min_wall_distance, r.min_wall_distance < dhat);
 }

@@ -13,6 +13,7 @@ pub mod plots;
 pub mod summary;
 
 use crate::backend::Backend;
+use crate::output::TrajectoryCsv;
 use crate::scene::Scene;
 use std::path::PathBuf;
 pub use summary::Summary;
@@ -66,6 +67,15 @@ pub fn run(
             "scene `{}` uses the IPC contact model, which needs a backend",
             scene.name
         )),
+    }
+}
+
+/// `opts.out_dir/trajectory.csv` for `dim`-dimensional nodes when `opts.trajectory`
+/// asks for it.
+fn trajectory_csv(opts: &RunOptions, dim: usize) -> Result<Option<TrajectoryCsv>, String> {
+    match opts.trajectory {
+        true => TrajectoryCsv::create(opts.out_dir.join("trajectory.csv"), dim).map(Some),
+        false => Ok(None),
     }
 }
 

@@ -14,7 +14,7 @@
 //! finite.
 
 use super::summary::{FinalState, Summary, SummaryFile};
-use super::RunOptions;
+use super::{trajectory_csv, RunOptions};
 use crate::nonsmooth::plots::{write_plots, History};
 use crate::nonsmooth::scheme::ParticleSystem;
 use crate::output::{create_csv, io_error, StepRow, StepsCsv, TrajectoryCsv};
@@ -163,13 +163,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
             ),
         )?,
         steps: StepsCsv::create(opts.out_dir.join("steps.csv"))?,
-        trajectory: match opts.trajectory {
-            true => Some(TrajectoryCsv::create(
-                opts.out_dir.join("trajectory.csv"),
-                d,
-            )?),
-            false => None,
-        },
+        trajectory: trajectory_csv(opts, d)?,
     };
     let mut history = History::new(s.len());
     history.record(&s);
@@ -215,13 +209,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
         let summary = &mut file.summary;
         summary.steps = step;
         summary.simulated_time = s.time;
-        if min_gap < summary.min_wall_distance {
-            summary.min_wall_distance = min_gap;
-            summary.min_wall_distance_step = step;
-        }
-        if summary.first_contact_step.is_none() && s.contact.iter().any(|c| *c) {
-            summary.first_contact_step = Some(step);
-        }
+        summary.record_distance(step, min_gap, s.contact.iter().any(|c| *c));
         if let Some((i, o)) = outside {
             failure = Some(format!(
                 "{}: step {step} (t = {} s): ball {i} ended the step {:e} m outside {} (the contact rule allows {:e} m)",

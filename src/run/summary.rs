@@ -137,6 +137,18 @@ impl Summary {
         write_atomically(path, (text + "\n").as_bytes())
     }
 
+    /// Takes in the smallest wall distance `distance` (m) at `step`, and whether that
+    /// step is in contact (the first such step is `first_contact_step`).
+    pub fn record_distance(&mut self, step: u64, distance: f64, in_contact: bool) {
+        if distance < self.min_wall_distance {
+            self.min_wall_distance = distance;
+            self.min_wall_distance_step = step;
+        }
+        if self.first_contact_step.is_none() && in_contact {
+            self.first_contact_step = Some(step);
+        }
+    }
+
     /// `Ok(self)`, or the error of a run whose status is `failed`.
     pub fn into_result(self) -> Result<Self, String> {
         match self.status.as_str() {
