@@ -30,6 +30,16 @@ fn spawn_long_run(out: &Path) -> Child {
         .unwrap()
 }
 
+/// Polls `done` every `poll_ms` milliseconds until it holds; fails after 60 s (the
+/// run did not start).
+fn wait_until(poll_ms: u64, done: impl Fn() -> bool) {
+    let t0 = std::time::Instant::now();
+    while !done() {
+        assert!(t0.elapsed().as_secs() < 60, "the run did not start");
+        std::thread::sleep(std::time::Duration::from_millis(poll_ms));
+    }
+}
+
 fn summary(dir: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();
     serde_json::from_str(&text).unwrap()
@@ -123,17 +133,9 @@ fn ctrl_c_stops_the_run_and_keeps_its_summary() {
     let out = dir.join("out");
     let mut child = spawn_long_run(&out);
     // Wait until it has taken some steps.
-    let t0 = std::time::Instant::now();
-    loop {
-        let rows = std::fs::read_to_string(out.join("steps.csv"))
-            .map(|t| t.lines().count())
-            .unwrap_or(0);
-        if rows > 50 {
-            break;
-        }
-        assert!(t0.elapsed().as_secs() < 60, "the run did not start");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    wait_until(50, || {
+        std::fs::read_to_string(out.join("steps.csv")).is_ok_and(|t| t.lines().count() > 50)
+    });
     // The summary exists while it runs.
     assert_eq!(summary(&out)["status"], "running");
     // SAFETY: sending a signal to our own child process.
@@ -158,11 +160,7 @@ fn a_killed_run_leaves_a_header_and_a_summary() {
     let dir = temp("early");
     let out = dir.join("out");
     let mut child = spawn_long_run(&out);
-    let t0 = std::time::Instant::now();
-    while !out.join("summary.json").exists() {
-        assert!(t0.elapsed().as_secs() < 60, "the run did not start");
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    wait_until(5, || out.join("summary.json").exists());
     child.kill().unwrap();
     child.wait().unwrap();
     let steps = std::fs::read_to_string(out.join("steps.csv")).unwrap();
