@@ -48,6 +48,11 @@ pub fn system(scene: &Scene) -> Result<ParticleSystem, String> {
     Ok(crate::nonsmooth::system(&scene.model, p))
 }
 
+/// The smallest gap of any particle of `s` to any wall (m).
+fn min_gap(s: &ParticleSystem) -> f64 {
+    (0..s.len()).map(|i| s.gap(i)).fold(f64::INFINITY, f64::min)
+}
+
 /// One step of a nonsmooth run, as `steps.csv` records it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NonsmoothStep {
@@ -95,7 +100,7 @@ impl Writers {
     fn row(&mut self, s: &ParticleSystem, step: u64, opts: &RunOptions) -> Result<(), String> {
         let e = &s.energies;
         let contacts = s.contact.iter().filter(|c| **c).count();
-        let min_gap = (0..s.len()).map(|i| s.gap(i)).fold(f64::INFINITY, f64::min);
+        let min_gap = min_gap(s);
         let d = s.dim;
         let r: std::io::Result<()> = (|| {
             writeln!(
@@ -174,7 +179,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
             scene,
             "nonsmooth".into(),
             format!("{} (1 thread, f64)", crate::backend::cpu::cpu_model_name()),
-            (0..s.len()).map(|i| s.gap(i)).fold(f64::INFINITY, f64::min),
+            min_gap(&s),
         ),
     )?;
     let mut stepping = 0.0;
@@ -188,7 +193,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
         s.step();
         let wall_ms = t0.elapsed().as_secs_f64() * 1e3;
         stepping += wall_ms / 1e3;
-        let min_gap = (0..s.len()).map(|i| s.gap(i)).fold(f64::INFINITY, f64::min);
+        let min_gap = min_gap(&s);
         if !s.energies.total.is_finite() {
             failure = Some(format!("the state is not finite after step {step}"));
             break;
