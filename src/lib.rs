@@ -8,6 +8,7 @@
 
 pub mod backend;
 pub mod bench;
+pub mod cli;
 pub mod compare;
 pub mod energy;
 pub mod implicit;
@@ -27,5 +28,4 @@ pub mod run;
 pub mod scene;
 pub mod sim;
 pub mod soak;
-pub mod steps_plots;
 pub mod wall;

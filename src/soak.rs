@@ -6,8 +6,7 @@
 use crate::backend::cpu::CpuBackend;
 use crate::backend::gpu::GpuBackend;
 use crate::backend::Backend;
-use crate::output::Summary;
-use crate::run::{run, RunOptions};
+use crate::run::{run, RunOptions, Summary};
 use crate::scene::{self, Scene};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -232,7 +231,11 @@ fn run_one(sc: &Scene, b: &'static str, args: &SoakArgs) -> Result<Row, String> 
     let steps = sc.default_steps.unwrap_or(100);
     let steps = args.max_steps.map_or(steps, |m| steps.min(m));
     let out_dir = args.out.join("runs").join(format!("{}-{b}", sc.name));
-    let backend = match backend_for(b, sc) {
+    // A nonsmooth scene steps its particles itself: no backend is opened for it.
+    let backend = match sc
+        .nonsmooth
+        .map_or_else(|| backend_for(b, sc).map(Some), |_| Ok(None))
+    {
         Ok(be) => be,
         Err(e) => {
             return Ok(Row {

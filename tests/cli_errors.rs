@@ -32,42 +32,32 @@ fn refused(args: &[&str], message: &str) {
     assert!(took < Duration::from_secs(20), "{args:?} took {took:?}");
 }
 
+/// `run square_drop --backend cpu --steps 1` followed by `extra`.
+fn square_drop_1_step<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["run", "square_drop", "--backend", "cpu", "--steps", "1"];
+    args.extend_from_slice(extra);
+    args
+}
+
 #[test]
 fn threads_out_of_bounds_are_refused() {
     let dir = temp("threads");
     let out = dir.to_str().unwrap();
     for t in ["100000", "0", "1025"] {
         refused(
-            &[
-                "run",
-                "square_drop",
-                "--backend",
-                "cpu",
-                "--steps",
-                "1",
-                "--threads",
-                t,
-                "--out",
-                out,
-            ],
+            &square_drop_1_step(&["--threads", t, "--out", out]),
             &format!("--threads {t}: must be between 1 and "),
         );
     }
     assert!(!dir.exists(), "nothing is written");
     // A sane count still runs.
-    let (ok, _) = springsim(&[
-        "run",
-        "square_drop",
-        "--backend",
-        "cpu",
-        "--steps",
-        "1",
+    let (ok, _) = springsim(&square_drop_1_step(&[
         "--threads",
         "1",
         "--quiet",
         "--out",
         out,
-    ]);
+    ]));
     assert!(
         ok.status.success(),
         "{}",
@@ -84,30 +74,12 @@ fn out_that_is_a_file_is_refused_before_anything_runs() {
     std::fs::write(&file, "keep me").unwrap();
     let f = file.to_str().unwrap();
     refused(
-        &[
-            "run",
-            "square_drop",
-            "--backend",
-            "cpu",
-            "--steps",
-            "1",
-            "--out",
-            f,
-        ],
+        &square_drop_1_step(&["--out", f]),
         &format!("--out {f}: is a file, not a folder"),
     );
     let below = file.join("sub");
     refused(
-        &[
-            "run",
-            "square_drop",
-            "--backend",
-            "cpu",
-            "--steps",
-            "1",
-            "--out",
-            below.to_str().unwrap(),
-        ],
+        &square_drop_1_step(&["--out", below.to_str().unwrap()]),
         &format!("{f} is a file, not a folder"),
     );
     refused(

@@ -374,7 +374,7 @@ fn impulse_model_keeps_each_balls_energy_within_the_bound() {
     ] {
         let s = scene::load(&format!("scenes/{name}.toml")).unwrap();
         let m = s.model.clone();
-        let mut sys = springsim::nonsmooth::run::system(&s).unwrap();
+        let mut sys = springsim::run::nonsmooth::system(&s).unwrap();
         let e0 = ball_energies(&m, &sys.u, &sys.v);
         let mut worst: f64 = 0.0;
         let mut deepest: f64 = 0.0;

@@ -91,12 +91,7 @@ fn bundled_scene_reproduces_the_seed_run() {
         stop_after_contact: None,
     };
     assert_eq!(opts.steps, 1000);
-    let summary = springsim::run::run(
-        &sc,
-        Box::new(springsim::backend::cpu::CpuBackend::new(sc.model.clone())),
-        &opts,
-    )
-    .unwrap();
+    let summary = springsim::run::run(&sc, None, &opts).unwrap();
     assert_eq!(summary.steps, 1000);
     assert_eq!(summary.backend, "nonsmooth");
     let csv = std::fs::read_to_string(dir.join("nonsmooth.csv")).unwrap();

@@ -20,7 +20,7 @@ fn fast(name: &str, speed: f64) -> Scene {
 fn balls_at_1000_m_per_s_stay_inside_the_circle_and_the_diamond() {
     for name in ["circle_balls_impulse", "diamond_balls_impulse"] {
         let sc = fast(name, 1000.0);
-        let mut s = springsim::nonsmooth::run::system(&sc).unwrap();
+        let mut s = springsim::run::nonsmooth::system(&sc).unwrap();
         let e0 = s.energies.total;
         let mut impacts = 0;
         for step in 1..=2000 {
@@ -54,7 +54,7 @@ fn balls_at_1000_m_per_s_stay_inside_the_circle_and_the_diamond() {
 fn an_inelastic_fast_ball_loses_energy_only_at_impacts_and_stays_inside() {
     let mut sc = fast("circle_balls_impulse", 1000.0);
     sc.nonsmooth.as_mut().unwrap().restitution = 0.5;
-    let mut s = springsim::nonsmooth::run::system(&sc).unwrap();
+    let mut s = springsim::run::nonsmooth::system(&sc).unwrap();
     let e0 = s.energies.total;
     for step in 1..=500 {
         s.step();
@@ -90,12 +90,7 @@ fn a_run_with_a_ball_outside_a_wall_fails_naming_step_ball_and_gap() {
         progress: false,
         stop_after_contact: None,
     };
-    let err = springsim::run::run(
-        &sc,
-        Box::new(springsim::backend::cpu::CpuBackend::new(sc.model.clone())),
-        &opts,
-    )
-    .unwrap_err();
+    let err = springsim::run::run(&sc, None, &opts).unwrap_err();
     assert!(!err.contains('\n'), "{err}");
     for part in ["step 1 ", "ball 2 ", "5.29", "m outside", "circle"] {
         assert!(err.contains(part), "`{part}` missing from: {err}");

@@ -30,6 +30,16 @@ fn spawn_long_run(out: &Path) -> Child {
         .unwrap()
 }
 
+/// Polls `done` every `poll_ms` milliseconds until it holds; fails after 60 s (the
+/// run did not start).
+fn wait_until(poll_ms: u64, done: impl Fn() -> bool) {
+    let t0 = std::time::Instant::now();
+    while !done() {
+        assert!(t0.elapsed().as_secs() < 60, "the run did not start");
+        std::thread::sleep(std::time::Duration::from_millis(poll_ms));
+    }
+}
+
 fn summary(dir: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();
     serde_json::from_str(&text).unwrap()
@@ -123,17 +133,9 @@ fn ctrl_c_stops_the_run_and_keeps_its_summary() {
     let out = dir.join("out");
     let mut child = spawn_long_run(&out);
     // Wait until it has taken some steps.
-    let t0 = std::time::Instant::now();
-    loop {
-        let rows = std::fs::read_to_string(out.join("steps.csv"))
-            .map(|t| t.lines().count())
-            .unwrap_or(0);
-        if rows > 50 {
-            break;
-        }
-        assert!(t0.elapsed().as_secs() < 60, "the run did not start");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    wait_until(50, || {
+        std::fs::read_to_string(out.join("steps.csv")).is_ok_and(|t| t.lines().count() > 50)
+    });
     // The summary exists while it runs.
     assert_eq!(summary(&out)["status"], "running");
     // SAFETY: sending a signal to our own child process.
@@ -158,11 +160,7 @@ fn a_killed_run_leaves_a_header_and_a_summary() {
     let dir = temp("early");
     let out = dir.join("out");
     let mut child = spawn_long_run(&out);
-    let t0 = std::time::Instant::now();
-    while !out.join("summary.json").exists() {
-        assert!(t0.elapsed().as_secs() < 60, "the run did not start");
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    wait_until(5, || out.join("summary.json").exists());
     child.kill().unwrap();
     child.wait().unwrap();
     let steps = std::fs::read_to_string(out.join("steps.csv")).unwrap();
@@ -181,6 +179,15 @@ fn a_body_at_rest_falls_with_a_small_time_step() {
         .unwrap()
         .1
         .replace("dt = 0.01", "dt = 0.001");
+    // The mean height of the 25 nodes (m).
+    let mean_y = |sim: &mut springsim::sim::Simulation| {
+        sim.backend()
+            .positions()
+            .chunks(2)
+            .map(|p| p[1])
+            .sum::<f64>()
+            / 25.0
+    };
     for (rule, expect_fall) in [("min_newton_iterations = 0", false), ("", true)] {
         let text = base.replace("min_newton_iterations = 0", rule);
         let sc = springsim::scene::parse(&text, "square.toml", "square").unwrap();
@@ -189,24 +196,12 @@ fn a_body_at_rest_falls_with_a_small_time_step() {
             Box::new(springsim::backend::cpu::CpuBackend::new(model.clone())),
             model.solver.clone(),
         );
-        let y0: f64 = sim
-            .backend()
-            .positions()
-            .chunks(2)
-            .map(|p| p[1])
-            .sum::<f64>()
-            / 25.0;
+        let y0 = mean_y(&mut sim);
         for _ in 0..100 {
             let rec = sim.step().unwrap();
             assert!(rec.stall.is_none());
         }
-        let y: f64 = sim
-            .backend()
-            .positions()
-            .chunks(2)
-            .map(|p| p[1])
-            .sum::<f64>()
-            / 25.0;
+        let y = mean_y(&mut sim);
         let fall = y0 - y;
         // ½ g t² at t = 0.1 s is 4.9 cm; implicit Euler lags by about g h t.
         if expect_fall {

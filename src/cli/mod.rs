@@ -1,0 +1,56 @@
+//! The commands of the `springsim` binary that are not a study of their own: `run`
+//! ([`run`]), `compare` ([`compare`]), `scenes` and `devices`. Each takes its parsed
+//! arguments and returns the process's exit status.
+
+pub mod compare;
+pub mod run;
+
+use crate::scene;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// `--out PATH` must be a folder or creatable as one: the error when `path` (or the
+/// first part of it that exists) is a file.
+pub fn out_dir_error(path: &Path) -> Option<String> {
+    let existing = path.ancestors().find(|a| a.exists())?;
+    (!existing.is_dir()).then(|| {
+        if existing == path {
+            format!("--out {}: is a file, not a folder", path.display())
+        } else {
+            format!(
+                "--out {}: {} is a file, not a folder",
+                path.display(),
+                existing.display()
+            )
+        }
+    })
+}
+
+/// `springsim scenes`: one line per bundled scene (name, dimension, nodes, description).
+pub fn scenes() -> ExitCode {
+    for (name, text) in scene::BUNDLED {
+        match scene::parse(text, &format!("bundled:{name}"), name) {
+            Ok(s) => println!(
+                "{:<22} {}D {:>7} nodes  {}",
+                name,
+                s.model.dim,
+                s.model.num_nodes(),
+                s.description
+            ),
+            Err(e) => println!("{name:<22} (invalid: {e})"),
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// `springsim devices`: one line per GPU adapter wgpu sees.
+pub fn devices() -> ExitCode {
+    let adapters = crate::backend::gpu::context::list_adapters();
+    if adapters.is_empty() {
+        println!("no GPU adapters found (install a Vulkan driver, e.g. mesa-vulkan-drivers)");
+    }
+    for a in adapters {
+        println!("{a}");
+    }
+    ExitCode::SUCCESS
+}

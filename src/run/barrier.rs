@@ -1,0 +1,148 @@
+//! The run of an IPC scene: [`crate::sim::Simulation`] steps it on a [`Backend`]
+//! through Newton; `steps.csv`, `summary.json` and the chosen extras are written as
+//! it goes.
+
+use super::summary::{FinalState, Summary, SummaryFile};
+use super::{progress_bar, trajectory_csv, RunOptions, MAX_CONSECUTIVE_STALLS};
+use crate::backend::Backend;
+use crate::output::{write_vtk_frame, StepsCsv};
+use crate::scene::Scene;
+use crate::sim::{Simulation, StepRecord};
+use std::time::Instant;
+
+/// Runs the IPC `scene` on `backend` and writes `steps.csv`, `summary.json` and the
+/// chosen extras into `opts.out_dir` (see [`super::run`] for the statuses).
+pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Result<Summary, String> {
+    let model = &scene.model;
+    let dim = model.dim;
+    std::fs::create_dir_all(&opts.out_dir)
+        .map_err(|e| crate::output::io_error(&opts.out_dir, e))?;
+    let mut steps_csv = StepsCsv::create(opts.out_dir.join("steps.csv"))?;
+    let mut traj = trajectory_csv(opts, dim)?;
+    let frames_dir = opts.out_dir.join("frames");
+    if opts.frames.is_some() {
+        std::fs::create_dir_all(&frames_dir)
+            .map_err(|e| crate::output::io_error(&frames_dir, e))?;
+    }
+    let write_frame = |step: u64, x: &[f64]| -> Result<(), String> {
+        match opts.frames {
+            Some(k) if step.is_multiple_of(k) => write_vtk_frame(
+                &frames_dir.join(format!("frame_{step:06}.vtk")),
+                model,
+                x,
+                step as f64 * model.solver.dt,
+            ),
+            _ => Ok(()),
+        }
+    };
+
+    let mut sim = Simulation::new(backend, model.solver.clone());
+    let x0 = sim.backend().positions();
+    if let Some(t) = traj.as_mut() {
+        t.write(0, &x0)?;
+    }
+    write_frame(0, &x0)?;
+    let d0 = sim.backend().diagnostics().min_wall_distance;
+    let (backend_name, device) = (sim.backend().name().into(), sim.backend().device());
+    let mut file = SummaryFile::start(
+        &opts.out_dir,
+        Summary::start(scene, backend_name, device, d0),
+    )?;
+    let bar = opts.progress.then(|| progress_bar(opts.steps));
+    let mut stepping = 0.0;
+    let mut failure = None;
+    let mut consecutive_stalls = 0;
+    for _ in 0..opts.steps {
+        if crate::interrupt::requested() {
+            file.interrupt();
+            break;
+        }
+        let t0 = Instant::now();
+        let rec = match sim.step() {
+            Ok(r) => r,
+            Err(e) => {
+                failure = Some(format!("step {}: {e}", sim.steps_taken() + 1));
+                break;
+            }
+        };
+        stepping += t0.elapsed().as_secs_f64();
+        let summary = &mut file.summary;
+        accumulate(summary, &rec, model.barrier.dhat);
+        steps_csv.write(&rec)?;
+        if traj.is_some() || opts.frames.is_some_and(|k| rec.step.is_multiple_of(k)) {
+            let x = sim.backend().positions();
+            if let Some(t) = traj.as_mut() {
+                t.write(rec.step, &x)?;
+            }
+            write_frame(rec.step, &x)?;
+        }
+        if let Some(b) = &bar {
+            b.set_message(format!(
+                "{:.2} ms/step, {} Newton its{}",
+                rec.wall_ms,
+                rec.newton_iterations,
+                match summary.stalled_steps {
+                    0 => String::new(),
+                    n => format!(", {n} stalled"),
+                }
+            ));
+            b.inc(1);
+        }
+        consecutive_stalls = if rec.stall.is_some() {
+            consecutive_stalls + 1
+        } else {
+            0
+        };
+        if consecutive_stalls >= MAX_CONSECUTIVE_STALLS {
+            failure = Some(format!(
+                "{consecutive_stalls} consecutive steps stalled up to step {}: the simulation is frozen ({})",
+                rec.step,
+                summary.first_stall.as_deref().unwrap_or("")
+            ));
+            break;
+        }
+        if let (Some(k), Some(c)) = (opts.stop_after_contact, summary.first_contact_step) {
+            if rec.step >= c + k {
+                break;
+            }
+        }
+        file.tick(stepping)?;
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let x = sim.backend().positions();
+    let v = sim.backend().velocities();
+    let kinetic = sim.backend().diagnostics().kinetic;
+    let c = sim.backend().counters();
+    file.summary.device_submissions = c.submissions;
+    file.summary.device_readbacks = c.readbacks;
+    file.summary.device_memory_bytes = c.memory_bytes;
+    let end = FinalState {
+        dim,
+        x: &x,
+        v: &v,
+        walls: &model.walls,
+        kinetic,
+    };
+    file.finish(&end, stepping, failure)?.into_result()
+}
+
+fn accumulate(s: &mut Summary, r: &StepRecord, dhat: f64) {
+    s.steps = r.step;
+    s.simulated_time = r.time;
+    s.newton_iterations += r.newton_iterations as u64;
+    s.cg_iterations += r.cg_iterations;
+    s.line_search_halvings += r.line_search_halvings as u64;
+    s.unconverged_steps += u64::from(!r.converged);
+    s.resolution_limited_steps += u64::from(r.resolution_limited);
+    s.capped_steps += u64::from(r.newton_capped);
+    if let Some(stall) = r.stall {
+        s.stalled_steps += 1;
+        if s.first_stalled_step.is_none() {
+            s.first_stalled_step = Some(r.step);
+            s.first_stall = Some(stall.to_string());
+        }
+    }
+    s.record_distance(r.step, r.min_wall_distance, r.min_wall_distance < dhat);
+}

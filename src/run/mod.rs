@@ -1,0 +1,91 @@
+//! A whole run of a scene: step it, write its outputs, report progress.
+//!
+//! [`run`] picks the loop: [`barrier`] steps an IPC scene on a [`Backend`] through
+//! Newton, [`nonsmooth`] steps a particle scene with `contact.model = "nonsmooth"`
+//! through [`crate::nonsmooth::scheme`]. Both write `steps.csv` and `summary.json`
+//! ([`summary`], the one place the summary is started, rewritten and finished) and,
+//! on request, `trajectory.csv`; [`plots`] is `springsim plot`, the pictures of a
+//! run's `steps.csv`.
+
+pub mod barrier;
+pub mod nonsmooth;
+pub mod plots;
+pub mod summary;
+
+use crate::backend::Backend;
+use crate::output::TrajectoryCsv;
+use crate::scene::Scene;
+use std::path::PathBuf;
+pub use summary::Summary;
+
+/// What to run and what to write.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Time steps to take.
+    pub steps: u64,
+    /// Output folder (created if missing).
+    pub out_dir: PathBuf,
+    /// Write `trajectory.csv` with every node at every step.
+    pub trajectory: bool,
+    /// Write a VTK frame every this many steps (and the initial state).
+    pub frames: Option<u64>,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+    /// End the run this many steps after its first contact (a node within d̂ of a
+    /// wall), if that comes before `steps`: a horizon that includes the contacts.
+    pub stop_after_contact: Option<u64>,
+}
+
+/// Consecutive stalled steps after which a run stops: the simulation is frozen.
+pub const MAX_CONSECUTIVE_STALLS: u64 = 100;
+
+/// Seconds of wall-clock time between rewrites of `summary.json` during a run, so
+/// that a long run's summary shows its progress and a killed run keeps its totals.
+pub const SUMMARY_INTERVAL_S: f64 = 5.0;
+
+/// Runs `scene` and writes its outputs into `opts.out_dir`: a scene with
+/// `contact.model = "nonsmooth"` through [`nonsmooth::run`], which needs no backend
+/// (`backend` must be `None`), any other through [`barrier::run`] on `backend` (which
+/// must be `Some`). `summary.json` is written at the start (status `running`), every
+/// [`SUMMARY_INTERVAL_S`] and at the end, when its status is `completed`, `stalled`
+/// (some steps made no progress; the run goes on unless [`MAX_CONSECUTIVE_STALLS`]
+/// steps in a row stall), `interrupted` (Ctrl-C, see [`crate::interrupt`]) or
+/// `failed`; on a failure the files written so far stay and the error is returned.
+pub fn run(
+    scene: &Scene,
+    backend: Option<Box<dyn Backend>>,
+    opts: &RunOptions,
+) -> Result<Summary, String> {
+    match (scene.nonsmooth.is_some(), backend) {
+        (true, None) => nonsmooth::run(scene, opts),
+        (false, Some(b)) => barrier::run(scene, b, opts),
+        (true, Some(_)) => Err(format!(
+            "scene `{}` uses contact.model = \"nonsmooth\", which steps its particles without a backend",
+            scene.name
+        )),
+        (false, None) => Err(format!(
+            "scene `{}` uses the IPC contact model, which needs a backend",
+            scene.name
+        )),
+    }
+}
+
+/// `opts.out_dir/trajectory.csv` for `dim`-dimensional nodes when `opts.trajectory`
+/// asks for it.
+fn trajectory_csv(opts: &RunOptions, dim: usize) -> Result<Option<TrajectoryCsv>, String> {
+    match opts.trajectory {
+        true => TrajectoryCsv::create(opts.out_dir.join("trajectory.csv"), dim).map(Some),
+        false => Ok(None),
+    }
+}
+
+/// A progress bar over `steps` steps on stderr.
+pub fn progress_bar(steps: u64) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(steps);
+    let style = indicatif::ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} steps [{elapsed_precise} < {eta_precise}] {msg}",
+    )
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
+}
