@@ -9,6 +9,7 @@
 pub mod backend;
 pub mod bench;
 pub mod compare;
+pub mod contact;
 pub mod energy;
 pub mod gpu;
 pub mod implicit;
@@ -22,6 +23,7 @@ pub mod output;
 pub mod par;
 pub mod pcg;
 pub mod plot;
+pub mod potential;
 pub mod render;
 pub mod restitution;
 pub mod run;
