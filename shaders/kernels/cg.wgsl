@@ -4,7 +4,7 @@
 // is set, α = 0 and every further iteration leaves p unchanged, so the host may
 // submit iterations in batches and read `cg` only between batches; the mat-vec and
 // update kernels return at once when `cg.done` is set, so overshooting costs little.
-// Twin of src/pcg.rs.
+// Twin of src/pcg.rs; the CPU backend's side: src/backend/cpu/cg.rs.
 // #import state.wgsl
 
 // p = 0, z = M⁻¹ r, d = z; partial sums of r·z and r·r.

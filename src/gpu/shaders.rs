@@ -9,6 +9,7 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("state.wgsl", include_str!("../../shaders/state.wgsl")),
     ("reduce.wgsl", include_str!("../../shaders/reduce.wgsl")),
     ("wall.wgsl", include_str!("../../shaders/wall.wgsl")),
+    ("contact.wgsl", include_str!("../../shaders/contact.wgsl")),
     (
         "integrator.wgsl",
         include_str!("../../shaders/integrator.wgsl"),
