@@ -38,8 +38,7 @@ fn energy_total(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
         mine.s.x += P.potential_weight * el;
         mine.s.w = el;
     }
-    let total = workgroup_reduce(lid, mine);
-    if (lid == 0u) { partials[group_index(wid, nwg)] = total; }
+    store_partials(wid, nwg, lid, mine);
 }
 
 @compute @workgroup_size(256)
@@ -65,6 +64,5 @@ fn energy_change(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
         let delta = alpha * (load_p(s.a) - load_p(s.b));
         mine.s.x += P.potential_weight * spring_value_change(load_x(s.a) - load_x(s.b), delta, s.rest_length_sq, s.stiffness);
     }
-    let total = workgroup_reduce(lid, mine);
-    if (lid == 0u) { partials[group_index(wid, nwg)] = total; }
+    store_partials(wid, nwg, lid, mine);
 }

@@ -39,8 +39,7 @@ fn friction_lag_update(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workg
     if (i < P.n_nodes) {
         mine.e.w = store_lag(i, load_x(i));
     }
-    let total = workgroup_reduce(lid, mine);
-    if (lid == 0u) { partials[group_index(wid, nwg)] = total; }
+    store_partials(wid, nwg, lid, mine);
 }
 
 // Per step: contacts sticking (slip below ε_v h) in s.x, sliding in s.y, and the
@@ -61,6 +60,5 @@ fn friction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
             }
         }
     }
-    let total = workgroup_reduce(lid, mine);
-    if (lid == 0u) { partials[group_index(wid, nwg)] = total; }
+    store_partials(wid, nwg, lid, mine);
 }

@@ -32,6 +32,5 @@ fn newton_matvec(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
         store_q(i, qi);
         mine.s.x = dot(load_d(i), qi);
     }
-    let total = workgroup_reduce(lid, mine);
-    if (lid == 0u) { partials[group_index(wid, nwg)] = total; }
+    store_partials(wid, nwg, lid, mine);
 }
