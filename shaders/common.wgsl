@@ -26,8 +26,8 @@ struct Params {
     n_springs: u32,
     n_walls: u32,
     dim: u32,
-    // c h²: the factor in front of every potential in the incremental potential.
-    h2c: real,
+    // c h² (s²): the factor in front of every potential in the incremental potential.
+    potential_weight: real,
     dhat: real,
     kappa: real,
     barrier_kind: u32,

@@ -1,5 +1,6 @@
 // Friction of one node summed over its lagged wall contacts (the `friction` buffer,
 // written at the start of the step by kernels/friction.wgsl). `dx` is x − xⁿ (m).
+// CPU twin: CpuBackend::for_each_friction in src/backend/cpu/friction.rs.
 // #import state.wgsl
 // #import energy/friction.wgsl
 

@@ -209,6 +209,13 @@ fn cg_finished(lid: u32) -> bool {
     return workgroupUniformLoad(&wg_cg_done) != 0u;
 }
 
+// First pass of a reduction: folds every thread's lanes over the workgroup and
+// stores the workgroup's partial. Every thread of the workgroup must call it.
+fn store_partials(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, mine: Lanes) {
+    let total = workgroup_reduce(lid, mine);
+    if (lid == 0u) { partials[group_index(wid, nwg)] = total; }
+}
+
 // Second pass of a reduction: one workgroup folds `count` partials.
 fn reduce_partials(lid: u32, count: u32) -> Lanes {
     var mine = lanes_zero();

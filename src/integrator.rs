@@ -1,9 +1,11 @@
 //! Per-node formulas of the time integrators (docs/PHYSICS.md): the predicted
 //! position that the inertia term pulls towards, and the velocity (and
-//! acceleration) update once Newton has found `xⁿ⁺¹`. Mirrored by the GPU's
-//! update kernel.
+//! acceleration) update once Newton has found `xⁿ⁺¹`, and Newmark's initial
+//! acceleration. Mirrored by the GPU's step kernels (shaders/integrator.wgsl).
 
-use crate::model::Integrator;
+use crate::model::{Integrator, Model};
+use crate::par;
+use crate::potential::{node_potential_gradient, spring_gradients, Adjacency};
 
 /// Predicted position of one component: `xⁿ + h vⁿ` (Euler) or `xⁿ + h vⁿ + (h²/4) aⁿ` (Newmark).
 #[inline]
@@ -36,9 +38,28 @@ pub fn update(
     }
 }
 
-/// TEMPORARY (replaced by the CPU backend helper's version at merge).
-pub fn initial_acceleration(model: &crate::model::Model) -> Vec<f64> {
-    crate::backend::cpu::CpuBackend::new(model.clone())
-        .accelerations()
-        .to_vec()
+/// Newmark's consistent initial acceleration `a⁰ = −M⁻¹∇Ψ(x⁰)` (m/s²), `nodes × dim`,
+/// at the model's initial positions (0 for fixed nodes). Both backends start from it.
+pub fn initial_acceleration(model: &Model) -> Vec<f64> {
+    let dim = model.dim;
+    let (offsets, springs) = model.node_springs();
+    let adjacency = Adjacency {
+        offsets: &offsets,
+        springs: &springs,
+    };
+    let mut spring_grad = vec![0.0; model.springs.len() * dim];
+    spring_gradients(model, &model.x0, &mut spring_grad);
+    let mut acc = vec![0.0; model.num_nodes() * dim];
+    par::for_each_piece(&mut acc, dim, |i, out| {
+        if !model.fixed[i] {
+            // No friction contact exists before the first step.
+            let x = &model.x0;
+            node_potential_gradient(model, adjacency, &spring_grad, x, i, |_| {}, out);
+            let m = model.mass[i];
+            out.iter_mut().for_each(|c| *c = -*c / m);
+        } else {
+            out.iter_mut().for_each(|c| *c = 0.0);
+        }
+    });
+    acc
 }

@@ -67,6 +67,14 @@ pub struct SolverParams {
     pub friction_updates: u32,
 }
 
+impl SolverParams {
+    /// The factor `c h²` in front of the potentials in the incremental potential
+    /// (s²): the integrator's [`Integrator::potential_scale`] times `dt²`.
+    pub fn potential_weight(&self) -> f64 {
+        self.integrator.potential_scale() * self.dt * self.dt
+    }
+}
+
 impl Default for SolverParams {
     /// The defaults a scene gets for every `[solver]` key it leaves out (dt has none
     /// in a scene; 0.01 s here): the course's tolerance 1e-2 m/s, at least one and at
@@ -84,13 +92,6 @@ impl Default for SolverParams {
             max_line_search_halvings: 60,
             friction_updates: 0,
         }
-    }
-}
-
-impl SolverParams {
-    /// `c h²` (s²): the factor of every potential in the incremental potential.
-    pub fn potential_weight(&self) -> f64 {
-        self.integrator.potential_scale() * self.dt * self.dt
     }
 }
 

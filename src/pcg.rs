@@ -3,7 +3,8 @@
 
 use crate::par;
 
-/// A symmetric linear operator with a preconditioner, acting on flat vectors.
+/// A symmetric linear operator `A` acting on flat vectors (the Newton matrix H,
+/// units N/m · s² = kg for the incremental potential's Hessian).
 pub trait LinearOperator {
     /// Vector length.
     fn len(&self) -> usize;
@@ -13,9 +14,35 @@ pub trait LinearOperator {
     }
     /// `out = A u`.
     fn apply(&self, u: &[f64], out: &mut [f64]);
-    /// `z = P⁻¹ r` (block-Jacobi for the Newton systems: each node's `dim × dim`
-    /// diagonal block of H inverted).
-    fn precondition(&self, r: &[f64], z: &mut [f64]);
+}
+
+/// A preconditioner `P⁻¹ ≈ A⁻¹` for [`pcg`], acting on flat vectors.
+pub trait Preconditioner {
+    /// `z = P⁻¹ r`.
+    fn apply(&self, r: &[f64], z: &mut [f64]);
+}
+
+/// Block-Jacobi: per node the inverse of A's `dim × dim` diagonal block, row-major,
+/// `nodes × dim²` (1/kg for the Newton systems; see [`invert_block`]).
+pub struct BlockJacobi<'a> {
+    /// Components per node (2 or 3).
+    pub dim: usize,
+    /// The inverse diagonal blocks, `nodes × dim²`, row-major.
+    pub inverse_blocks: &'a [f64],
+}
+
+impl Preconditioner for BlockJacobi<'_> {
+    fn apply(&self, r: &[f64], z: &mut [f64]) {
+        let dim = self.dim;
+        let dd = dim * dim;
+        par::for_each_piece(z, dim, |i, zi| {
+            let b = &self.inverse_blocks[i * dd..(i + 1) * dd];
+            let ri = &r[i * dim..(i + 1) * dim];
+            for (k, zk) in zi.iter_mut().enumerate() {
+                *zk = (0..dim).map(|c| b[k * dim + c] * ri[c]).sum();
+            }
+        });
+    }
 }
 
 /// How a PCG solve ended.
@@ -38,9 +65,11 @@ pub struct PcgWork {
     q: Vec<f64>,
 }
 
-/// Solves `A x = b` from `x = 0` until `|r|₂ ≤ tol |b|₂` or `max_iter` iterations.
-pub fn pcg<A: LinearOperator + ?Sized>(
+/// Solves `A x = b` from `x = 0`, preconditioned by `pre`, until `|r|₂ ≤ tol |b|₂`
+/// or `max_iter` iterations.
+pub fn pcg<A: LinearOperator + ?Sized, M: Preconditioner + ?Sized>(
     op: &A,
+    pre: &M,
     b: &[f64],
     x: &mut [f64],
     tol: f64,
@@ -62,7 +91,7 @@ pub fn pcg<A: LinearOperator + ?Sized>(
             relative_residual: 0.0,
         };
     }
-    op.precondition(&work.r, &mut work.z);
+    pre.apply(&work.r, &mut work.z);
     work.d.copy_from_slice(&work.z);
     let mut rz = par::dot(&work.r, &work.z);
     let mut rel = 1.0;
@@ -89,7 +118,7 @@ pub fn pcg<A: LinearOperator + ?Sized>(
                 relative_residual: rel,
             };
         }
-        op.precondition(&work.r, &mut work.z);
+        pre.apply(&work.r, &mut work.z);
         let rz_new = par::dot(&work.r, &work.z);
         let beta = rz_new / rz;
         rz = rz_new;

@@ -31,7 +31,12 @@ fn files_under(dir: &str, ext: &str) -> Vec<PathBuf> {
 /// The top-level module a file of `src/` belongs to (`None` for the crate roots).
 fn top_module(path: &Path) -> Option<String> {
     let rel = path.strip_prefix("src").ok()?;
-    let first = rel.components().next()?.as_os_str().to_string_lossy().to_string();
+    let first = rel
+        .components()
+        .next()?
+        .as_os_str()
+        .to_string_lossy()
+        .to_string();
     let name = first.strip_suffix(".rs").unwrap_or(&first).to_string();
     (name != "lib" && name != "main").then_some(name)
 }
@@ -148,7 +153,9 @@ fn the_cycle_check_finds_a_cycle() {
         Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
     );
     assert_eq!(
-        crate_references(&code_only("use crate::a::B; // crate::c\n/// [`crate::d`]\nx(crate::e)")),
+        crate_references(&code_only(
+            "use crate::a::B; // crate::c\n/// [`crate::d`]\nx(crate::e)"
+        )),
         ["a", "e"].into_iter().map(String::from).collect()
     );
 }
@@ -156,7 +163,12 @@ fn the_cycle_check_finds_a_cycle() {
 #[test]
 fn no_source_file_is_longer_than_the_limit() {
     let mut long = Vec::new();
-    for (dir, ext) in [("src", "rs"), ("tests", "rs"), ("benches", "rs"), ("shaders", "wgsl")] {
+    for (dir, ext) in [
+        ("src", "rs"),
+        ("tests", "rs"),
+        ("benches", "rs"),
+        ("shaders", "wgsl"),
+    ] {
         for f in files_under(dir, ext) {
             let lines = std::fs::read_to_string(&f).unwrap().lines().count();
             let name = f.to_string_lossy().replace('\\', "/");

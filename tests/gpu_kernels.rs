@@ -1,4 +1,5 @@
-//! Every GPU kernel against its CPU twin on identical inputs (DESIGN.md §3, tier B):
+//! Every GPU kernel against its CPU twin on identical inputs, through the backends'
+//! shared [`Probe`] (ARCHITECTURE.md, tier B of the tests):
 //! sizes 1, a workgroup ± 1, primes, and a dispatch forced onto a second grid
 //! dimension; reductions against f64 sums with a relative bound. Runs on lavapipe in
 //! CI; fails there if no adapter is found.
@@ -11,7 +12,6 @@ use springsim::backend::{Backend, Probe};
 use springsim::energy::friction::FrictionParams;
 use springsim::model::Model;
 use springsim::newton::NewtonSystem;
-use springsim::wall::plane_ccd_bound;
 
 /// f32 kernels against f64 twins: relative bound on every checked quantity.
 const REL: f64 = 2e-5;
@@ -71,10 +71,7 @@ fn check_all(n: usize, dim: usize, barrier: &str, opts: GpuOptions, friction: bo
     );
 
     // friction_lag_start: the lagged normal forces.
-    let (lc, lg) = (
-        p.cpu.friction_lambda().to_vec(),
-        p.gpu.lagged_normal_forces(),
-    );
+    let (lc, lg) = (p.cpu.lagged_normal_forces(), p.gpu.lagged_normal_forces());
     assert_eq!(lc.len(), lg.len(), "{label}: friction slots");
     assert_eq!(lc.len(), if friction { 2 * n } else { 0 }, "{label}: slots");
     let err = max_diff(&lc, &lg);
@@ -88,7 +85,7 @@ fn check_all(n: usize, dim: usize, barrier: &str, opts: GpuOptions, friction: bo
     }
 
     // assemble: gradient and Jacobi diagonal.
-    let gc = p.cpu.gradient();
+    let gc = p.cpu.potential_gradient();
     let gg = p.gpu.potential_gradient();
     let err = max_diff(&gc, &gg);
     assert!(
@@ -96,7 +93,7 @@ fn check_all(n: usize, dim: usize, barrier: &str, opts: GpuOptions, friction: bo
         "{label}: gradient differs by {err} (scale {})",
         max_abs(&gc)
     );
-    let dc = p.cpu.preconditioner_blocks();
+    let dc = p.cpu.jacobi_blocks();
     let dg = p.gpu.jacobi_blocks();
     assert_eq!(dc.len(), n * dim * dim, "{label}: preconditioner size");
     assert_eq!(dc.len(), dg.len(), "{label}: preconditioner sizes");
@@ -114,7 +111,7 @@ fn check_all(n: usize, dim: usize, barrier: &str, opts: GpuOptions, friction: bo
     // newton_matvec and its d·q reduction.
     let mut rng = Rng(n as u64 * 3 + 1);
     let u: Vec<f64> = (0..n * dim).map(|_| (rng.next() as f32) as f64).collect();
-    let hc = p.cpu.hessian_times(&u);
+    let (hc, _) = p.cpu.hessian_product(&u);
     let (hg, uhu_gpu) = p.gpu.hessian_product(&u);
     let err = max_diff(&hc, &hg);
     assert!(
@@ -151,22 +148,13 @@ fn check_all(n: usize, dim: usize, barrier: &str, opts: GpuOptions, friction: bo
             (v as f32) as f64
         })
         .collect();
+    let x = p.cpu.positions();
+    let (norm_c, ccd_c) = {
+        Probe::set_direction(&mut p.cpu, &pdir);
+        p.cpu.direction_summary()
+    };
     p.gpu.set_direction(&pdir);
     let (norm_g, ccd_g) = p.gpu.direction_summary();
-    let x = p.cpu.positions();
-    let mut norm_c: f64 = 0.0;
-    let mut ccd_c: f64 = 1.0;
-    for i in 0..n {
-        let pi = &pdir[i * dim..(i + 1) * dim];
-        norm_c = norm_c.max(pi.iter().map(|c| c.abs()).sum::<f64>());
-        for w in &p.model.walls {
-            ccd_c = ccd_c.min(plane_ccd_bound(
-                &w.normal,
-                w.distance(&x[i * dim..(i + 1) * dim]),
-                pi,
-            ));
-        }
-    }
     assert!(
         (norm_c - norm_g).abs() <= 1e-6 * norm_c,
         "{label}: |p| cpu {norm_c} gpu {norm_g}"

@@ -107,7 +107,10 @@ fn rust_twins_match_the_wgsl_layouts() {
 
     let (size, m) = wgsl_struct(&module, &layouter, "Params");
     assert_eq!(size as usize, size_of::<Params>());
-    assert_eq!(offset(&m, "h2c"), offset_of!(Params, potential_weight));
+    assert_eq!(
+        offset(&m, "potential_weight"),
+        offset_of!(Params, potential_weight)
+    );
     assert_eq!(
         offset(&m, "cg_max_iterations"),
         offset_of!(Params, cg_max_iterations)

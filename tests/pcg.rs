@@ -4,7 +4,7 @@ mod common;
 use common::{grid_scene, lattice_scene, Rng};
 use springsim::backend::cpu::CpuBackend;
 use springsim::newton::NewtonSystem;
-use springsim::pcg::{pcg, LinearOperator, PcgWork};
+use springsim::pcg::{pcg, LinearOperator, PcgWork, Preconditioner};
 use springsim::scene::Scene;
 
 /// Gaussian elimination with partial pivoting; `a` is row-major n × n.
@@ -122,7 +122,13 @@ impl LinearOperator for Tridiagonal {
             out[i] = 2.1 * u[i] - l - r;
         }
     }
-    fn precondition(&self, r: &[f64], z: &mut [f64]) {
+}
+
+/// Jacobi for [`Tridiagonal`]: its diagonal is 2.1.
+struct Diagonal(usize);
+
+impl Preconditioner for Diagonal {
+    fn apply(&self, r: &[f64], z: &mut [f64]) {
         for i in 0..self.0 {
             z[i] = r[i] / 2.1;
         }
@@ -139,7 +145,15 @@ fn pcg_solves_a_large_tridiagonal_system_in_parallel_chunks() {
     let mut b = vec![0.0; n];
     op.apply(&x_true, &mut b);
     let mut x = vec![0.0; n];
-    let res = pcg(&op, &b, &mut x, 1e-12, 5000, &mut PcgWork::default());
+    let res = pcg(
+        &op,
+        &Diagonal(n),
+        &b,
+        &mut x,
+        1e-12,
+        5000,
+        &mut PcgWork::default(),
+    );
     assert!(res.converged, "{res:?}");
     let err = x
         .iter()
@@ -150,6 +164,7 @@ fn pcg_solves_a_large_tridiagonal_system_in_parallel_chunks() {
     // Zero right-hand side: zero iterations, zero solution.
     let res = pcg(
         &op,
+        &Diagonal(n),
         &vec![0.0; n],
         &mut x,
         1e-12,

@@ -4,8 +4,23 @@
 // is set, α = 0 and every further iteration leaves p unchanged, so the host may
 // submit iterations in batches and read `cg` only between batches; the mat-vec and
 // update kernels return at once when `cg.done` is set, so overshooting costs little.
-// Twin of src/pcg.rs.
+// Twin of src/pcg.rs; the CPU backend's side: src/backend/cpu/cg.rs.
 // #import state.wgsl
+
+// z = M⁻¹ r of node i with its residual ri; returns zi and stores it in z.
+fn precondition_node(i: u32, ri: vec3<real>) -> vec3<real> {
+    let zi = node_block_apply(load_block(PRECONDITIONER_BLOCKS, i), ri);
+    store_z(i, zi);
+    return zi;
+}
+
+// The lanes of r·z (s.x) and r·r (s.y) of one node.
+fn residual_lanes(ri: vec3<real>, zi: vec3<real>) -> Lanes {
+    var l = lanes_zero();
+    l.s.x = dot(ri, zi);
+    l.s.y = dot(ri, ri);
+    return l;
+}
 
 // p = 0, z = M⁻¹ r, d = z; partial sums of r·z and r·r.
 @compute @workgroup_size(256)
@@ -14,15 +29,12 @@ fn cg_start(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     var mine = lanes_zero();
     if (i < P.n_nodes) {
         let ri = load_r(i);
-        let zi = node_block_apply(load_block(PRECONDITIONER_BLOCKS, i), ri);
         store_p(i, vec3<real>(0.0));
-        store_z(i, zi);
+        let zi = precondition_node(i, ri);
         store_d(i, zi);
-        mine.s.x = dot(ri, zi);
-        mine.s.y = dot(ri, ri);
+        mine = residual_lanes(ri, zi);
     }
-    let total = workgroup_reduce(lid, mine);
-    if (lid == 0u) { partials[group_index(wid, nwg)] = total; }
+    store_partials(wid, nwg, lid, mine);
 }
 
 @compute @workgroup_size(256)
@@ -71,13 +83,9 @@ fn cg_update(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
         store_p(i, load_p(i) + a * load_d(i));
         let ri = load_r(i) - a * load_q(i);
         store_r(i, ri);
-        let zi = node_block_apply(load_block(PRECONDITIONER_BLOCKS, i), ri);
-        store_z(i, zi);
-        mine.s.x = dot(ri, zi);
-        mine.s.y = dot(ri, ri);
+        mine = residual_lanes(ri, precondition_node(i, ri));
     }
-    let total = workgroup_reduce(lid, mine);
-    if (lid == 0u) { partials[group_index(wid, nwg)] = total; }
+    store_partials(wid, nwg, lid, mine);
 }
 
 // Convergence test |r| ≤ tol |b| and β = rᵀz_new / rᵀz.

@@ -2,9 +2,9 @@
 // CCD step bound over every wall (min lane) and, in s.x, the count of nodes whose p
 // is above rounding noise (some |p_ik| > 2⁻²³ max_k |x_ik|, one f32 ulp), in s.y
 // the count above NEAR_RESOLUTION_ULPS such units, as workgroup partials.
+// CPU twin: src/backend/cpu/direction_stats.rs.
 // #import state.wgsl
-// #import wall.wgsl
-// #import implicit/wall.wgsl
+// #import contact.wgsl
 
 // One unit in the last place of f32, relative (2⁻²³).
 const RESOLUTION: real = 1.1920929e-7;
@@ -18,14 +18,7 @@ fn direction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
     if (i < P.n_nodes) {
         let pi = load_p(i);
         let xi = load_x(i);
-        var bound: real = 1.0;
-        for (var w = 0u; w < P.n_walls; w++) {
-            let n = wall_normal(w);
-            bound = min(bound, plane_ccd_bound(n, plane_distance(n, wall_origin(w), xi), pi));
-        }
-        for (var w = 0u; w < N_IMPLICIT_WALLS; w++) {
-            bound = min(bound, implicit_ccd_bound(w, xi, pi));
-        }
+        let bound = contact_ccd_bound(xi, pi);
         let a = abs(pi);
         let ax = abs(xi);
         let noise = RESOLUTION * max(ax.x, max(ax.y, ax.z));
@@ -35,6 +28,5 @@ fn direction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
         mine.e.z = bound;
         mine.e.w = a.x + a.y + a.z;
     }
-    let total = workgroup_reduce(lid, mine);
-    if (lid == 0u) { partials[group_index(wid, nwg)] = total; }
+    store_partials(wid, nwg, lid, mine);
 }

@@ -1,17 +1,15 @@
 // Energies, one thread per element (node t and spring t): the incremental potential
 // (friction included) and the diagnostics at x, and the line-search change
 // E(x + α p) − E(x) summed per element, never as the difference of two large totals
-// (DESIGN.md §2).
+// (DESIGN.md §2). CPU twin: src/backend/cpu/energy.rs.
 // Lanes of energy_total: s = (E, kinetic, gravity, elastic), e.x = barrier,
 // e.z = min wall distance, e.w = 1 where a node is at or behind a wall.
 // Lanes of energy_change: s.x = ΔE, e.w = 1 where the trial point is inadmissible.
 // #import state.wgsl
 // #import node_friction.wgsl
 // #import energy/spring.wgsl
-// #import energy/barrier.wgsl
 // #import energy/inertia.wgsl
-// #import wall.wgsl
-// #import implicit/wall.wgsl
+// #import contact.wgsl
 
 @compute @workgroup_size(256)
 fn energy_total(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -22,22 +20,12 @@ fn energy_total(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
         let xi = load_x(t);
         let vi = load_v(t);
         let grav = gravity_value(info.mass, P.gravity.xyz, xi);
-        var bar: real = 0.0;
-        var dmin = BIG;
-        for (var w = 0u; w < P.n_walls; w++) {
-            let n = wall_normal(w);
-            let dist = plane_distance(n, wall_origin(w), xi);
-            dmin = min(dmin, dist);
-            bar += barrier_value(P.barrier_kind, P.kappa, P.dhat, info.area, dist);
-        }
-        for (var w = 0u; w < N_IMPLICIT_WALLS; w++) {
-            let dist = implicit_wall_value(w, xi);
-            dmin = min(dmin, dist);
-            bar += barrier_value(P.barrier_kind, P.kappa, P.dhat, info.area, dist);
-        }
+        let contact = contact_value(info.area, xi);
+        let bar = contact.barrier;
+        let dmin = contact.min_distance;
         let dx = load_dx(t);
         let fr = node_friction_value(t, dx);
-        mine.s.x = inertia_value(info.mass, dx - load_pred_offset(t)) + P.h2c * (grav + bar + fr);
+        mine.s.x = inertia_value(info.mass, dx - load_pred_offset(t)) + P.potential_weight * (grav + bar + fr);
         mine.s.y = 0.5 * info.mass * dot(vi, vi);
         mine.s.z = grav;
         mine.e.x = bar;
@@ -47,11 +35,10 @@ fn energy_total(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
     if (t < P.n_springs) {
         let s = springs[t];
         let el = spring_value(load_x(s.a) - load_x(s.b), s.rest_length_sq, s.stiffness);
-        mine.s.x += P.h2c * el;
+        mine.s.x += P.potential_weight * el;
         mine.s.w = el;
     }
-    let total = workgroup_reduce(lid, mine);
-    if (lid == 0u) { partials[group_index(wid, nwg)] = total; }
+    store_partials(wid, nwg, lid, mine);
 }
 
 @compute @workgroup_size(256)
@@ -63,35 +50,19 @@ fn energy_change(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
         let info = nodes[t];
         let xi = load_x(t);
         let delta = alpha * load_p(t);
-        var de = -info.mass * dot(P.gravity.xyz, delta);
-        for (var w = 0u; w < P.n_walls; w++) {
-            let n = wall_normal(w);
-            let dist = plane_distance(n, wall_origin(w), xi);
-            let dd = dot(n, delta);
-            if (dist + dd <= 0.0) {
-                mine.e.w = 1.0;
-            } else {
-                de += barrier_value_change(P.barrier_kind, P.kappa, P.dhat, info.area, dist, dd);
-            }
+        let contact = contact_add_value_change(info.area, xi, delta, -info.mass * dot(P.gravity.xyz, delta));
+        if (contact.inadmissible) {
+            mine.e.w = 1.0;
         }
-        for (var w = 0u; w < N_IMPLICIT_WALLS; w++) {
-            let dist = implicit_wall_value(w, xi);
-            let d1 = implicit_wall_value(w, xi + delta);
-            if (d1 <= 0.0) {
-                mine.e.w = 1.0;
-            } else {
-                de += barrier_value_change(P.barrier_kind, P.kappa, P.dhat, info.area, dist, d1 - dist);
-            }
-        }
+        var de = contact.change;
         let dx = load_dx(t);
         de += node_friction_change(t, dx, delta);
-        mine.s.x = inertia_value_change(info.mass, dx - load_pred_offset(t), delta) + P.h2c * de;
+        mine.s.x = inertia_value_change(info.mass, dx - load_pred_offset(t), delta) + P.potential_weight * de;
     }
     if (t < P.n_springs) {
         let s = springs[t];
         let delta = alpha * (load_p(s.a) - load_p(s.b));
-        mine.s.x += P.h2c * spring_value_change(load_x(s.a) - load_x(s.b), delta, s.rest_length_sq, s.stiffness);
+        mine.s.x += P.potential_weight * spring_value_change(load_x(s.a) - load_x(s.b), delta, s.rest_length_sq, s.stiffness);
     }
-    let total = workgroup_reduce(lid, mine);
-    if (lid == 0u) { partials[group_index(wid, nwg)] = total; }
+    store_partials(wid, nwg, lid, mine);
 }

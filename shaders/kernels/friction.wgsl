@@ -1,11 +1,10 @@
-// Lagged friction contacts and friction statistics, twin of the CPU backend's
-// compute_friction_lag and friction_stats. A contact's normal force is the barrier's
-// force on the node: λ = −b′(d) for a plane wall (normal n), λ = −b′(W) |∇W| for an
-// implicit wall (normal ∇W/|∇W|). Fixed nodes get none.
+// Lagged friction contacts and friction statistics. CPU twin:
+// src/backend/cpu/friction.rs. A contact's normal force is the barrier's force on
+// the node (contact.wgsl's contact_friction_lag): λ = −b′(d) for a plane wall
+// (normal n), λ = −b′(W) |∇W| for an implicit wall (normal ∇W/|∇W|). Fixed nodes
+// get none.
 // #import node_friction.wgsl
-// #import energy/barrier.wgsl
-// #import wall.wgsl
-// #import implicit/wall.wgsl
+// #import contact.wgsl
 
 // Stores the contacts of node i at position xi; returns the largest change of λ (N).
 fn store_lag(i: u32, xi: vec3<real>) -> real {
@@ -14,21 +13,7 @@ fn store_lag(i: u32, xi: vec3<real>) -> real {
     for (var s = 0u; s < P.friction_slots; s++) {
         var f = vec4<real>(0.0);
         if (info.fixed == 0u) {
-            if (s < P.n_walls) {
-                let n = wall_normal(s);
-                let dist = plane_distance(n, wall_origin(s), xi);
-                f = vec4<real>(n, -barrier_gradient(P.barrier_kind, P.kappa, P.dhat, info.area, dist));
-            } else {
-                let w = s - P.n_walls;
-                let dist = implicit_wall_value(w, xi);
-                if (dist > 0.0 && dist < P.dhat) {
-                    let g = implicit_wall_gradient(w, xi);
-                    let len = length(g);
-                    if (len > 0.0) {
-                        f = vec4<real>(g / len, -barrier_gradient(P.barrier_kind, P.kappa, P.dhat, info.area, dist) * len);
-                    }
-                }
-            }
+            f = contact_friction_lag(s, info.area, xi);
         }
         let k = i * P.friction_slots + s;
         change = max(change, abs(f.w - friction[k].w));
@@ -54,8 +39,7 @@ fn friction_lag_update(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workg
     if (i < P.n_nodes) {
         mine.e.w = store_lag(i, load_x(i));
     }
-    let total = workgroup_reduce(lid, mine);
-    if (lid == 0u) { partials[group_index(wid, nwg)] = total; }
+    store_partials(wid, nwg, lid, mine);
 }
 
 // Per step: contacts sticking (slip below ε_v h) in s.x, sliding in s.y, and the
@@ -76,6 +60,5 @@ fn friction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
             }
         }
     }
-    let total = workgroup_reduce(lid, mine);
-    if (lid == 0u) { partials[group_index(wid, nwg)] = total; }
+    store_partials(wid, nwg, lid, mine);
 }

@@ -2,6 +2,7 @@
 // direction: α = min(1, CCD bound) from the direction_stats reduction in results[0],
 // then energy_change at that α is reduced into results[1]. The host reads both with
 // the CG flags, so an iteration whose first trial is accepted costs one host read.
+// No CPU twin: the CPU's line search is the generic one of src/newton.rs.
 // #import state.wgsl
 
 @compute @workgroup_size(1)

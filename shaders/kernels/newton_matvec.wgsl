@@ -1,8 +1,8 @@
 // q = H d with the PSD-projected Newton matrix, matrix-free: per node the block
 // m I + c h² (barrier + friction) that node_terms stored, plus every incident
 // spring's projected block applied to (d_i − d_j), recomputed from x (which does not
-// change during CG). Also the workgroup partial sums of d·q for CG. Twin of the
-// CPU's NewtonMatrix::apply.
+// change during CG). Also the workgroup partial sums of d·q for CG. CPU twin:
+// src/backend/cpu/newton_matvec.rs (NewtonMatrix::apply).
 // #import state.wgsl
 // #import energy/spring.wgsl
 
@@ -19,7 +19,7 @@ fn apply_newton_matrix(i: u32) -> vec3<real> {
         let h = spring_hessian(dv, s.rest_length_sq, s.stiffness);
         y += spring_hessian_apply(dv, h, ui - load_d(j));
     }
-    return node_block_apply(nb, ui) + P.h2c * y;
+    return node_block_apply(nb, ui) + P.potential_weight * y;
 }
 
 @compute @workgroup_size(256)
@@ -32,6 +32,5 @@ fn newton_matvec(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
         store_q(i, qi);
         mine.s.x = dot(load_d(i), qi);
     }
-    let total = workgroup_reduce(lid, mine);
-    if (lid == 0u) { partials[group_index(wid, nwg)] = total; }
+    store_partials(wid, nwg, lid, mine);
 }

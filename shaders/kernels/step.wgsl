@@ -1,5 +1,6 @@
 // Per-node time-step bookkeeping: start of a step (store xⁿ, predict x̃), end of a
 // step (velocity and acceleration update), and the Newton update x ← x + α p.
+// CPU twin: src/backend/cpu/step.rs.
 // #import state.wgsl
 // #import integrator.wgsl
 

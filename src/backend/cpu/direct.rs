@@ -32,7 +32,7 @@ impl CpuBackend {
                 for c in 0..=r {
                     let v = match m.fixed[i] {
                         true => f64::from(u8::from(r == c)),
-                        false => self.node_hess[i * dd + r * dim + c],
+                        false => self.newton_blocks[i * dd + r * dim + c],
                     };
                     f(i * dim + r, i * dim + c, v);
                 }
@@ -69,7 +69,7 @@ impl CpuBackend {
     /// Solves `H p = −∇E` by sparse Cholesky at the current iterate (after
     /// [`CpuBackend::assemble`]); `None` when the factorisation fails.
     pub(super) fn solve_direct(&mut self) -> Option<PcgResult> {
-        let n = self.rhs.len();
+        let n = self.r.len();
         if self.direct.is_none() {
             let mut pairs = Vec::new();
             self.newton_entries(|row, col, _| pairs.push(Pair { row, col }));
@@ -90,7 +90,7 @@ impl CpuBackend {
             let mat =
                 SparseColMat::new_from_argsort(d.symbolic.clone(), &d.argsort, &d.values).ok()?;
             let llt = Llt::try_new_with_symbolic(d.llt.clone(), mat.as_ref(), Side::Lower).ok()?;
-            self.p.copy_from_slice(&self.rhs);
+            self.p.copy_from_slice(&self.r);
             llt.solve_in_place(MatMut::from_column_major_slice_mut(&mut self.p, n, 1));
             Some(PcgResult {
                 iterations: 0,

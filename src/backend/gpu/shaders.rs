@@ -13,6 +13,10 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("reduce.wgsl", include_str!("../../../shaders/reduce.wgsl")),
     ("wall.wgsl", include_str!("../../../shaders/wall.wgsl")),
     (
+        "contact.wgsl",
+        include_str!("../../../shaders/contact.wgsl"),
+    ),
+    (
         "integrator.wgsl",
         include_str!("../../../shaders/integrator.wgsl"),
     ),

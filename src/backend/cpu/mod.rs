@@ -1,0 +1,249 @@
+//! The CPU reference backend (f64): the executable spec the GPU backend mirrors.
+//!
+//! The Hessian is never assembled as a sparse matrix. Per Newton iteration each
+//! spring's PSD-projected `d × d` block and each node's diagonal block (mass plus
+//! barrier) are computed once; the CG mat-vec gathers them per node over the
+//! node → springs adjacency, exactly as the WGSL kernels do. Large meshes are
+//! processed in parallel with a deterministic chunking ([`crate::par`]).
+//!
+//! One file per WGSL kernel file: `src/backend/cpu/X.rs` is the twin of
+//! `shaders/kernels/X.wgsl` (assemble, energy, friction, direction_stats, step,
+//! newton_matvec, cg); the per-node contact layer is [`crate::contact`], twin of
+//! `shaders/contact.wgsl`. `line_search.wgsl` and `reduce_final.wgsl` have no CPU
+//! twin: the CPU's line search is the generic one of [`crate::newton`] and its
+//! reductions are [`crate::par`]'s. State names follow the WGSL ones (`r`,
+//! `newton_blocks`, `preconditioner_blocks`, `friction_slots`, `potential_weight`).
+
+use super::{Backend, Diagnostics};
+use crate::integrator;
+use crate::model::Model;
+use crate::newton::{Direction, NewtonSystem};
+use crate::pcg::{PcgResult, PcgWork};
+use crate::potential::Adjacency;
+
+mod assemble;
+mod cg;
+mod direct;
+mod direction_stats;
+mod energy;
+mod friction;
+mod newton_matvec;
+mod probes;
+mod step;
+
+pub use crate::linear_solver::LinearSolver;
+
+/// The CPU backend: state, scratch and the per-iteration Hessian blocks.
+pub struct CpuBackend {
+    model: Model,
+    /// `c h²` (s²), the factor in front of the potentials.
+    potential_weight: f64,
+    adj_offsets: Vec<u32>,
+    adj_springs: Vec<u32>,
+    x: Vec<f64>,
+    xn: Vec<f64>,
+    x_pred: Vec<f64>,
+    v: Vec<f64>,
+    acc: Vec<f64>,
+    p: Vec<f64>,
+    trial: Vec<f64>,
+    /// The Newton right-hand side `−∇E` (the CG residual's start), `nodes × dim`.
+    r: Vec<f64>,
+    spring_grad: Vec<f64>,
+    spring_hess: Vec<f64>,
+    /// Per node `m I + c h²` (barrier + friction Hessians), `nodes × dim²`.
+    newton_blocks: Vec<f64>,
+    /// Block-Jacobi preconditioner: inverse diagonal blocks of H, `nodes × dim²`.
+    preconditioner_blocks: Vec<f64>,
+    work: PcgWork,
+    current_energy: f64,
+    last_pcg: Option<PcgResult>,
+    linear_solver: LinearSolver,
+    direct: Option<direct::DirectSolver>,
+    /// Walls (plane, then implicit) per node in the friction arrays; 0 without friction.
+    friction_slots: usize,
+    /// Lagged normal force λ (N) per node and wall, from the start of the step.
+    friction_lambda: Vec<f64>,
+    /// Lagged unit normal per node and wall (`dim` components each).
+    friction_normal: Vec<f64>,
+    /// Friction smoothing length `ε_v h` (m).
+    friction_eps: f64,
+}
+
+impl CpuBackend {
+    /// Sets up the backend at the model's initial state.
+    pub fn new(model: Model) -> Self {
+        let dim = model.dim;
+        assert!(dim == 2 || dim == 3, "dimension must be 2 or 3");
+        let n = model.num_nodes();
+        let ns = model.springs.len();
+        let (adj_offsets, adj_springs) = model.node_springs();
+        let h = model.solver.dt;
+        let mut v = model.v0.clone();
+        for (i, f) in model.fixed.iter().enumerate() {
+            if *f {
+                v[i * dim..(i + 1) * dim].iter_mut().for_each(|c| *c = 0.0);
+            }
+        }
+        let friction_slots = if model.friction.any() {
+            model.walls.len() + model.implicit_walls.len()
+        } else {
+            0
+        };
+        Self {
+            friction_slots,
+            friction_lambda: vec![0.0; n * friction_slots],
+            friction_normal: vec![0.0; n * friction_slots * dim],
+            friction_eps: model.friction.eps_v * h,
+            potential_weight: model.solver.potential_weight(),
+            adj_offsets,
+            adj_springs,
+            x: model.x0.clone(),
+            xn: model.x0.clone(),
+            x_pred: model.x0.clone(),
+            v,
+            // Newmark needs a consistent initial acceleration a⁰ = −M⁻¹∇Ψ(x⁰).
+            acc: integrator::initial_acceleration(&model),
+            p: vec![0.0; n * dim],
+            trial: vec![0.0; n * dim],
+            r: vec![0.0; n * dim],
+            spring_grad: vec![0.0; ns * dim],
+            spring_hess: vec![0.0; ns * dim * dim],
+            newton_blocks: vec![0.0; n * dim * dim],
+            preconditioner_blocks: vec![0.0; n * dim * dim],
+            work: PcgWork::default(),
+            current_energy: 0.0,
+            last_pcg: None,
+            linear_solver: LinearSolver::Pcg,
+            direct: None,
+            model,
+        }
+    }
+
+    /// Chooses how Newton directions are solved (PCG by default; `Direct` is the
+    /// sparse Cholesky baseline of [`crate::linear_solver`]).
+    pub fn with_linear_solver(mut self, solver: LinearSolver) -> Self {
+        self.linear_solver = solver;
+        self
+    }
+
+    /// The Newton direction solver in use.
+    pub fn linear_solver(&self) -> LinearSolver {
+        self.linear_solver
+    }
+
+    /// The model this backend simulates.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// Accelerations (m/s²), `nodes × dim`: `a⁰ = −M⁻¹∇Ψ(x⁰)` at the start, then
+    /// Newmark's `aⁿ` (unused by implicit Euler).
+    pub fn accelerations(&self) -> &[f64] {
+        &self.acc
+    }
+
+    /// The result of the last CG solve.
+    pub fn last_pcg(&self) -> Option<PcgResult> {
+        self.last_pcg
+    }
+
+    /// The current search direction p (m), `nodes × dim`.
+    pub fn direction(&self) -> &[f64] {
+        &self.p
+    }
+
+    /// Overwrites the current iterate (m); for tests that probe the energy.
+    pub fn set_positions(&mut self, x: &[f64]) {
+        self.x.copy_from_slice(x);
+    }
+
+    /// Overwrites the predicted positions x̃ (m); for tests that probe the energy.
+    pub fn set_prediction(&mut self, x_pred: &[f64]) {
+        self.x_pred.copy_from_slice(x_pred);
+    }
+
+    /// The node → springs adjacency.
+    fn adjacency(&self) -> Adjacency<'_> {
+        Adjacency {
+            offsets: &self.adj_offsets,
+            springs: &self.adj_springs,
+        }
+    }
+}
+
+impl NewtonSystem for CpuBackend {
+    fn energy(&mut self) -> f64 {
+        self.current_energy = self.incremental_potential(&self.x);
+        self.current_energy
+    }
+
+    fn compute_direction(&mut self) -> Direction {
+        self.assemble();
+        let res = self.solve();
+        self.direction_stats(res)
+    }
+
+    fn ccd_bound(&mut self) -> f64 {
+        self.ccd_bound_all()
+    }
+
+    fn energy_change(&mut self, alpha: f64) -> f64 {
+        self.energy_change_at(alpha)
+    }
+
+    fn advance(&mut self, alpha: f64) {
+        self.advance_by(alpha);
+    }
+}
+
+impl Backend for CpuBackend {
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn device(&self) -> String {
+        format!(
+            "{} ({} threads, f64)",
+            cpu_model_name(),
+            rayon::current_num_threads()
+        )
+    }
+
+    fn begin_step(&mut self) {
+        self.step_begin();
+    }
+
+    fn end_step(&mut self) {
+        self.step_end();
+    }
+
+    fn positions(&mut self) -> Vec<f64> {
+        self.x.clone()
+    }
+
+    fn update_friction_lag(&mut self) -> f64 {
+        self.friction_lag_update()
+    }
+
+    fn velocities(&mut self) -> Vec<f64> {
+        self.v.clone()
+    }
+
+    fn diagnostics(&mut self) -> Diagnostics {
+        self.energy_diagnostics()
+    }
+}
+
+/// The CPU's model name from `/proc/cpuinfo`, or a generic word where there is none.
+pub fn cpu_model_name() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|v| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "CPU".to_string())
+}

@@ -1,0 +1,78 @@
+//! The potential Ψ's gradient per node on the CPU (f64): gravity, every wall's barrier
+//! (through [`crate::contact`]) and the springs' gradients gathered over the
+//! node → springs adjacency. Shared by the CPU backend's assembly and by
+//! [`crate::integrator::initial_acceleration`].
+
+// Index loops over the d components mirror the WGSL kernels line for line.
+#![allow(clippy::needless_range_loop)]
+
+use crate::contact;
+use crate::energy::gravity::gravity_gradient;
+use crate::energy::spring::spring_gradient;
+use crate::model::Model;
+use crate::par;
+
+/// Largest supported dimension (for stack scratch arrays).
+pub const MAX_DIM: usize = 3;
+
+/// Writes `x_a − x_b` (m) into `out[..dim]`.
+#[inline]
+pub fn diff(x: &[f64], a: u32, b: u32, dim: usize, out: &mut [f64; MAX_DIM]) {
+    let (a, b) = (a as usize * dim, b as usize * dim);
+    for k in 0..dim {
+        out[k] = x[a + k] - x[b + k];
+    }
+}
+
+/// Every spring's gradient `∂Ψ/∂x_a` (N) at positions `x`, `springs × dim`.
+pub fn spring_gradients(m: &Model, x: &[f64], out: &mut [f64]) {
+    let dim = m.dim;
+    let springs = &m.springs;
+    par::for_each_piece(out, dim, |s, out| {
+        let sp = &springs[s];
+        let mut d = [0.0; MAX_DIM];
+        diff(x, sp.a, sp.b, dim, &mut d);
+        spring_gradient(&d[..dim], sp.rest_length_sq, sp.stiffness, out);
+    });
+}
+
+/// The node → springs adjacency of a model (see [`Model::node_springs`]):
+/// node i's springs are `springs[offsets[i]..offsets[i + 1]]`.
+#[derive(Clone, Copy, Debug)]
+pub struct Adjacency<'a> {
+    /// Per node, the start of its entries in `springs`; `nodes + 1` entries.
+    pub offsets: &'a [u32],
+    /// Spring indices, grouped by node.
+    pub springs: &'a [u32],
+}
+
+/// `∇Ψ` of node i (N) at positions `y`: gravity, every wall's barrier, then
+/// `extra(out)` (the CPU backend's friction), then the spring gradients
+/// `spring_grad` (from [`spring_gradients`] at `y`) gathered over the adjacency.
+#[inline]
+pub fn node_potential_gradient(
+    m: &Model,
+    adjacency: Adjacency<'_>,
+    spring_grad: &[f64],
+    y: &[f64],
+    i: usize,
+    extra: impl FnOnce(&mut [f64]),
+    out: &mut [f64],
+) {
+    let dim = m.dim;
+    let yi = &y[i * dim..(i + 1) * dim];
+    gravity_gradient(m.mass[i], &m.gravity, out);
+    contact::add_barrier_gradient(m, i, yi, out);
+    extra(out);
+    for e in adjacency.offsets[i]..adjacency.offsets[i + 1] {
+        let s = adjacency.springs[e as usize] as usize;
+        let sign = if m.springs[s].a as usize == i {
+            1.0
+        } else {
+            -1.0
+        };
+        for k in 0..dim {
+            out[k] += sign * spring_grad[s * dim + k];
+        }
+    }
+}
