@@ -140,10 +140,12 @@ struct CgState {
     _pad1: u32,
 }
 
-// Reduction lanes: s = four sums; e = (sum, sum, min, max).
+// Reduction lanes: four summed lanes, then two summed lanes, a min lane and a max
+// lane; what each lane holds is the writing kernel's (decoded on the host in
+// src/backend/gpu/readback.rs).
 struct Lanes {
-    s: vec4<real>,
-    e: vec4<real>,
+    sums: vec4<real>,
+    mixed: vec4<real>,
 }
 
 fn lanes_zero() -> Lanes {
@@ -151,7 +153,7 @@ fn lanes_zero() -> Lanes {
 }
 
 fn lanes_combine(a: Lanes, b: Lanes) -> Lanes {
-    return Lanes(a.s + b.s, vec4<real>(a.e.xy + b.e.xy, min(a.e.z, b.e.z), max(a.e.w, b.e.w)));
+    return Lanes(a.sums + b.sums, vec4<real>(a.mixed.xy + b.mixed.xy, min(a.mixed.z, b.mixed.z), max(a.mixed.w, b.mixed.w)));
 }
 
 // Linear workgroup index of a (possibly two-dimensional) dispatch.

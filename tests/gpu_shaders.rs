@@ -138,5 +138,5 @@ fn rust_twins_match_the_wgsl_layouts() {
     assert_eq!(offset(&m, "stiffness"), offset_of!(GpuSpring, stiffness));
     let (size, m) = wgsl_struct(&module, &layouter, "Lanes");
     assert_eq!(size as usize, size_of::<Lanes>());
-    assert_eq!(offset(&m, "e"), offset_of!(Lanes, mixed));
+    assert_eq!(offset(&m, "mixed"), offset_of!(Lanes, mixed));
 }

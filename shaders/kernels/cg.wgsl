@@ -14,11 +14,11 @@ fn precondition_node(i: u32, ri: vec3<real>) -> vec3<real> {
     return zi;
 }
 
-// The lanes of r·z (s.x) and r·r (s.y) of one node.
+// The lanes of r·z (sums.x) and r·r (sums.y) of one node.
 fn residual_lanes(ri: vec3<real>, zi: vec3<real>) -> Lanes {
     var l = lanes_zero();
-    l.s.x = dot(ri, zi);
-    l.s.y = dot(ri, ri);
+    l.sums.x = dot(ri, zi);
+    l.sums.y = dot(ri, ri);
     return l;
 }
 
@@ -41,14 +41,14 @@ fn cg_start(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
 fn cg_start_scalars(@builtin(local_invocation_index) lid: u32) {
     let t = reduce_partials(lid, P.node_partials);
     if (lid == 0u) {
-        cg.rz = t.s.x;
-        cg.bb = t.s.y;
-        cg.rr = t.s.y;
+        cg.rz = t.sums.x;
+        cg.bb = t.sums.y;
+        cg.rr = t.sums.y;
         cg.alpha = 0.0;
         cg.beta = 0.0;
         cg.dq = 0.0;
         cg.iterations = 0u;
-        cg.done = select(0u, 1u, t.s.y <= 0.0);
+        cg.done = select(0u, 1u, t.sums.y <= 0.0);
         cg.converged = cg.done;
     }
 }
@@ -60,9 +60,9 @@ fn cg_alpha(@builtin(local_invocation_index) lid: u32) {
     if (lid == 0u) {
         cg.alpha = 0.0;
         if (cg.done == 0u) {
-            cg.dq = t.s.x;
-            if (t.s.x > 0.0) {
-                cg.alpha = cg.rz / t.s.x;
+            cg.dq = t.sums.x;
+            if (t.sums.x > 0.0) {
+                cg.alpha = cg.rz / t.sums.x;
             } else {
                 cg.done = 1u;
                 cg.iterations += 1u;
@@ -95,16 +95,16 @@ fn cg_beta(@builtin(local_invocation_index) lid: u32) {
     if (lid == 0u) {
         if (cg.done == 0u) {
             cg.iterations += 1u;
-            cg.rr = t.s.y;
-            if (t.s.y <= P.cg_tol_sq * cg.bb) {
+            cg.rr = t.sums.y;
+            if (t.sums.y <= P.cg_tol_sq * cg.bb) {
                 cg.done = 1u;
                 cg.converged = 1u;
             } else if (cg.iterations >= P.cg_max_iterations) {
                 cg.done = 1u;
                 cg.converged = 0u;
             } else {
-                cg.beta = t.s.x / cg.rz;
-                cg.rz = t.s.x;
+                cg.beta = t.sums.x / cg.rz;
+                cg.rz = t.sums.x;
             }
         }
     }

@@ -1,6 +1,6 @@
 // Per node, for the Newton driver: the stopping measure Σ_k |p_ik| (max lane), the
-// CCD step bound over every wall (min lane) and, in s.x, the count of nodes whose p
-// is above rounding noise (some |p_ik| > 2⁻²³ max_k |x_ik|, one f32 ulp), in s.y
+// CCD step bound over every wall (min lane) and, in sums.x, the count of nodes whose p
+// is above rounding noise (some |p_ik| > 2⁻²³ max_k |x_ik|, one f32 ulp), in sums.y
 // the count above NEAR_RESOLUTION_ULPS such units, as workgroup partials.
 // CPU twin: src/backend/cpu/direction_stats.rs.
 // #import state.wgsl
@@ -23,10 +23,10 @@ fn direction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
         let ax = abs(xi);
         let noise = RESOLUTION * max(ax.x, max(ax.y, ax.z));
         let amax = max(a.x, max(a.y, a.z));
-        mine.s.x = select(0.0, 1.0, amax > noise);
-        mine.s.y = select(0.0, 1.0, amax > NEAR_RESOLUTION_ULPS * noise);
-        mine.e.z = bound;
-        mine.e.w = a.x + a.y + a.z;
+        mine.sums.x = select(0.0, 1.0, amax > noise);
+        mine.sums.y = select(0.0, 1.0, amax > NEAR_RESOLUTION_ULPS * noise);
+        mine.mixed.z = bound;
+        mine.mixed.w = a.x + a.y + a.z;
     }
     store_partials(wid, nwg, lid, mine);
 }

@@ -2,9 +2,9 @@
 // (friction included) and the diagnostics at x, and the line-search change
 // E(x + α p) − E(x) summed per element, never as the difference of two large totals
 // (DESIGN.md §2). CPU twin: src/backend/cpu/energy.rs.
-// Lanes of energy_total: s = (E, kinetic, gravity, elastic), e.x = barrier,
-// e.z = min wall distance, e.w = 1 where a node is at or behind a wall.
-// Lanes of energy_change: s.x = ΔE, e.w = 1 where the trial point is inadmissible.
+// Lanes of energy_total: sums = (E, kinetic, gravity, elastic), mixed.x = barrier,
+// mixed.z = min wall distance, mixed.w = 1 where a node is at or behind a wall.
+// Lanes of energy_change: sums.x = ΔE, mixed.w = 1 where the trial point is inadmissible.
 // #import state.wgsl
 // #import node_friction.wgsl
 // #import energy/spring.wgsl
@@ -25,18 +25,18 @@ fn energy_total(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
         let dmin = contact.min_distance;
         let dx = load_dx(t);
         let fr = node_friction_value(t, dx);
-        mine.s.x = inertia_value(info.mass, dx - load_pred_offset(t)) + P.potential_weight * (grav + bar + fr);
-        mine.s.y = 0.5 * info.mass * dot(vi, vi);
-        mine.s.z = grav;
-        mine.e.x = bar;
-        mine.e.z = dmin;
-        mine.e.w = select(0.0, 1.0, dmin <= 0.0);
+        mine.sums.x = inertia_value(info.mass, dx - load_pred_offset(t)) + P.potential_weight * (grav + bar + fr);
+        mine.sums.y = 0.5 * info.mass * dot(vi, vi);
+        mine.sums.z = grav;
+        mine.mixed.x = bar;
+        mine.mixed.z = dmin;
+        mine.mixed.w = select(0.0, 1.0, dmin <= 0.0);
     }
     if (t < P.n_springs) {
         let s = springs[t];
         let el = spring_value(load_x(s.a) - load_x(s.b), s.rest_length_sq, s.stiffness);
-        mine.s.x += P.potential_weight * el;
-        mine.s.w = el;
+        mine.sums.x += P.potential_weight * el;
+        mine.sums.w = el;
     }
     store_partials(wid, nwg, lid, mine);
 }
@@ -52,17 +52,17 @@ fn energy_change(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
         let delta = alpha * load_p(t);
         let contact = contact_add_value_change(info.area, xi, delta, -info.mass * dot(P.gravity.xyz, delta));
         if (contact.inadmissible) {
-            mine.e.w = 1.0;
+            mine.mixed.w = 1.0;
         }
         var de = contact.change;
         let dx = load_dx(t);
         de += node_friction_change(t, dx, delta);
-        mine.s.x = inertia_value_change(info.mass, dx - load_pred_offset(t), delta) + P.potential_weight * de;
+        mine.sums.x = inertia_value_change(info.mass, dx - load_pred_offset(t), delta) + P.potential_weight * de;
     }
     if (t < P.n_springs) {
         let s = springs[t];
         let delta = alpha * (load_p(s.a) - load_p(s.b));
-        mine.s.x += P.potential_weight * spring_value_change(load_x(s.a) - load_x(s.b), delta, s.rest_length_sq, s.stiffness);
+        mine.sums.x += P.potential_weight * spring_value_change(load_x(s.a) - load_x(s.b), delta, s.rest_length_sq, s.stiffness);
     }
     store_partials(wid, nwg, lid, mine);
 }

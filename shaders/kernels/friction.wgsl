@@ -37,13 +37,13 @@ fn friction_lag_update(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workg
     let i = thread_index(wid, nwg, lid);
     var mine = lanes_zero();
     if (i < P.n_nodes) {
-        mine.e.w = store_lag(i, load_x(i));
+        mine.mixed.w = store_lag(i, load_x(i));
     }
     store_partials(wid, nwg, lid, mine);
 }
 
-// Per step: contacts sticking (slip below ε_v h) in s.x, sliding in s.y, and the
-// dissipation Σ μ λ |u| (J) in s.z, as workgroup partials.
+// Per step: contacts sticking (slip below ε_v h) in sums.x, sliding in sums.y, and the
+// dissipation Σ μ λ |u| (J) in sums.z, as workgroup partials.
 @compute @workgroup_size(256)
 fn friction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = thread_index(wid, nwg, lid);
@@ -55,8 +55,8 @@ fn friction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
             let ml = friction_weight(s, f);
             if (ml > 0.0) {
                 let y = length(friction_slip(f.xyz, dx));
-                if (y < P.friction_eps) { mine.s.x += 1.0; } else { mine.s.y += 1.0; }
-                mine.s.z += ml * y;
+                if (y < P.friction_eps) { mine.sums.x += 1.0; } else { mine.sums.y += 1.0; }
+                mine.sums.z += ml * y;
             }
         }
     }

@@ -7,7 +7,7 @@
 
 @compute @workgroup_size(1)
 fn line_search_start() {
-    cg.ls_alpha = min(1.0, results[0].e.z);
+    cg.ls_alpha = min(1.0, results[0].mixed.z);
 }
 
 @compute @workgroup_size(256)

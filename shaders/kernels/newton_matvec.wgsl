@@ -30,7 +30,7 @@ fn newton_matvec(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
     if (i < P.n_nodes) {
         let qi = apply_newton_matrix(i);
         store_q(i, qi);
-        mine.s.x = dot(load_d(i), qi);
+        mine.sums.x = dot(load_d(i), qi);
     }
     store_partials(wid, nwg, lid, mine);
 }
