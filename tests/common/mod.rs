@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod implicit;
+
 use springsim::scene::{self, Scene};
 
 /// Parses a scene from TOML text, panicking with the error (tests only).
