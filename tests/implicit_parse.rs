@@ -3,7 +3,7 @@
 //! the nesting limit (the deepest accepted expressions fit a small stack).
 
 mod common;
-use common::implicit::one_particle;
+use common::implicit::{one_particle, particle_scene};
 use springsim::implicit::dual::{eval, eval_dual};
 use springsim::implicit::expr::parse;
 use springsim::implicit::interval::eval_interval;
@@ -35,21 +35,12 @@ fn parse_errors_give_positions() {
 
 #[test]
 fn malformed_expression_in_a_scene_names_field_and_position() {
-    let text = r#"
-dimension = 2
-[solver]
-dt = 0.01
-[contact]
-dhat = 0.01
-kappa = 1e3
-[[walls]]
-type = "implicit"
-expression = "225 - (x^2 + y^^2)"
-inside = "positive"
-[[bodies]]
-generator = "particle"
-mass = 1.0
-"#;
+    let text = &particle_scene(
+        2,
+        "",
+        "expression = \"225 - (x^2 + y^^2)\"\ninside = \"positive\"",
+        "",
+    );
     let e = scene::parse(text, "bad.toml", "bad")
         .unwrap_err()
         .to_string();
@@ -75,24 +66,7 @@ mass = 1.0
 
 #[test]
 fn bad_implicit_wall_keys_name_the_field() {
-    let base = |wall: &str| {
-        format!(
-            r#"
-dimension = 2
-[solver]
-dt = 0.01
-[contact]
-dhat = 0.01
-kappa = 1e3
-[[walls]]
-type = "implicit"
-{wall}
-[[bodies]]
-generator = "particle"
-mass = 1.0
-"#
-        )
-    };
+    let base = |wall: &str| particle_scene(2, "", wall, "");
     for (wall, field, reason) in [
         (
             "shape = \"blob\"\nradius = 1.0",

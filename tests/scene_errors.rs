@@ -1,6 +1,7 @@
 //! Malformed or inconsistent scenes give one error naming file, field, line and reason.
 
 use springsim::scene::{self, SceneError};
+use std::path::Path;
 use std::process::Command;
 
 const GOOD: &str = r#"dimension = 2
@@ -46,6 +47,26 @@ fn expect(text: &str, field: &str, line: usize, reason_part: &str) {
     assert!(!shown.contains('\n'), "one line: {shown}");
 }
 
+/// [`expect`] for each `(from, to, field, line, reason_part)`: [`GOOD`] with `from`
+/// replaced by `to`.
+fn expect_each(cases: &[(&str, &str, &str, usize, &str)]) {
+    for (from, to, field, line, reason_part) in cases {
+        expect(&GOOD.replace(from, to), field, *line, reason_part);
+    }
+}
+
+/// Runs `springsim run SCENE --backend cpu --out OUT`, asserts that it exits with
+/// status 2, and returns its stderr.
+fn run_refused(scene: &Path, out: &Path) -> String {
+    let run = Command::new(env!("CARGO_BIN_EXE_springsim"))
+        .args(["run", scene.to_str().unwrap(), "--backend", "cpu", "--out"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    String::from_utf8_lossy(&run.stderr).into_owned()
+}
+
 #[test]
 fn the_good_scene_parses() {
     let s = scene::parse(GOOD, "good.toml", "good").unwrap();
@@ -64,18 +85,22 @@ fn syntax_error_names_the_line() {
 
 #[test]
 fn unknown_key_is_an_error_not_a_default() {
-    expect(
-        &GOOD.replace("dt = 0.01", "dt = 0.01\ntimestep = 0.02"),
-        "solver.timestep",
-        4,
-        "unknown field `timestep`",
-    );
-    expect(
-        &GOOD.replace("density = 1000.0", "densty = 1000.0"),
-        "bodies[0].densty",
-        15,
-        "unknown field `densty`",
-    );
+    expect_each(&[
+        (
+            "dt = 0.01",
+            "dt = 0.01\ntimestep = 0.02",
+            "solver.timestep",
+            4,
+            "unknown field `timestep`",
+        ),
+        (
+            "density = 1000.0",
+            "densty = 1000.0",
+            "bodies[0].densty",
+            15,
+            "unknown field `densty`",
+        ),
+    ]);
 }
 
 #[test]
@@ -87,88 +112,81 @@ fn missing_field_is_named() {
 
 #[test]
 fn impossible_numbers_are_rejected() {
-    expect(
-        &GOOD.replace("dt = 0.01", "dt = -0.01"),
-        "solver.dt",
-        3,
-        "positive",
-    );
-    expect(
-        &GOOD.replace("dt = 0.01", "dt = 0.0"),
-        "solver.dt",
-        3,
-        "positive",
-    );
-    expect(
-        &GOOD.replace("dhat = 0.01", "dhat = 0.0"),
-        "contact.dhat",
-        5,
-        "positive",
-    );
-    expect(
-        &GOOD.replace("kappa = 1e5", "kappa = -3.0"),
-        "contact.kappa",
-        6,
-        "positive",
-    );
-    expect(
-        &GOOD.replace("density = 1000.0", "density = 0.0"),
-        "bodies[0].density",
-        15,
-        "positive",
-    );
-    expect(
-        &GOOD.replace("spring_stiffness = 2e4", "spring_stiffness = -2e4"),
-        "bodies[0].spring_stiffness",
-        16,
-        "positive",
-    );
-    expect(
-        &GOOD.replace("cells = [4, 4]", "cells = [4, 0]"),
-        "bodies[0].cells[1]",
-        14,
-        "at least 1",
-    );
-    expect(
-        &GOOD.replace("size = [1.0, 1.0]", "size = [1.0, -1.0]"),
-        "bodies[0].size[1]",
-        13,
-        "positive",
-    );
-    expect(
-        &GOOD.replace("normal = [0.0, 1.0]", "normal = [0.0, 0.0]"),
-        "walls[0].normal",
-        10,
-        "zero vector",
-    );
-    expect(
-        &GOOD.replace("point = [0.0, -1.0]", "point = [0.0, -1.0, 2.0]"),
-        "walls[0].point",
-        9,
-        "2 components",
-    );
-    expect(
-        &GOOD.replace("dimension = 2", "dimension = 4"),
-        "dimension",
-        1,
-        "2 or 3",
-    );
+    expect_each(&[
+        ("dt = 0.01", "dt = -0.01", "solver.dt", 3, "positive"),
+        ("dt = 0.01", "dt = 0.0", "solver.dt", 3, "positive"),
+        ("dhat = 0.01", "dhat = 0.0", "contact.dhat", 5, "positive"),
+        (
+            "kappa = 1e5",
+            "kappa = -3.0",
+            "contact.kappa",
+            6,
+            "positive",
+        ),
+        (
+            "density = 1000.0",
+            "density = 0.0",
+            "bodies[0].density",
+            15,
+            "positive",
+        ),
+        (
+            "spring_stiffness = 2e4",
+            "spring_stiffness = -2e4",
+            "bodies[0].spring_stiffness",
+            16,
+            "positive",
+        ),
+        (
+            "cells = [4, 4]",
+            "cells = [4, 0]",
+            "bodies[0].cells[1]",
+            14,
+            "at least 1",
+        ),
+        (
+            "size = [1.0, 1.0]",
+            "size = [1.0, -1.0]",
+            "bodies[0].size[1]",
+            13,
+            "positive",
+        ),
+        (
+            "normal = [0.0, 1.0]",
+            "normal = [0.0, 0.0]",
+            "walls[0].normal",
+            10,
+            "zero vector",
+        ),
+        (
+            "point = [0.0, -1.0]",
+            "point = [0.0, -1.0, 2.0]",
+            "walls[0].point",
+            9,
+            "2 components",
+        ),
+        ("dimension = 2", "dimension = 4", "dimension", 1, "2 or 3"),
+    ]);
 }
 
 #[test]
 fn inconsistent_scenes_are_rejected() {
-    expect(
-        &GOOD.replace("fixed = [0, 24]", "fixed = [0, 25]"),
-        "bodies[0].fixed[1]",
-        17,
-        "out of range",
-    );
-    expect(
-        &GOOD.replace("generator = \"grid\"", "generator = \"lattice\""),
-        "bodies[0].generator",
-        12,
-        "dimension 2",
-    );
+    expect_each(&[
+        (
+            "fixed = [0, 24]",
+            "fixed = [0, 25]",
+            "bodies[0].fixed[1]",
+            17,
+            "out of range",
+        ),
+        (
+            "generator = \"grid\"",
+            "generator = \"lattice\"",
+            "bodies[0].generator",
+            12,
+            "dimension 2",
+        ),
+    ]);
     // Bottom row at y = -0.5: a wall at -0.505 is within d̂, one at -0.4 cuts the body.
     let near = GOOD.replace("point = [0.0, -1.0]", "point = [0.0, -0.505]");
     let e = err(&near);
@@ -194,13 +212,7 @@ fn cli_prints_one_error_line_and_exits_nonzero() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("bad.toml");
     std::fs::write(&path, GOOD.replace("dt = 0.01", "dt = -1")).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_springsim"))
-        .args(["run", path.to_str().unwrap(), "--backend", "cpu", "--out"])
-        .arg(dir.join("out"))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = run_refused(&path, &dir.join("out"));
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{stderr}");
     assert!(
@@ -234,18 +246,22 @@ fn a_body_too_large_for_memory_is_refused_before_it_is_generated() {
         have => eprintln!("skipped the 10000² case: {have:?} bytes available, {need} needed"),
     }
     // Counts that overflow 64 bits, and more nodes than springsim indexes.
-    expect(
-        &GOOD.replace("cells = [4, 4]", "cells = [4000000000, 4000000000]"),
-        "bodies[0].cells",
-        14,
-        "overflows 64-bit arithmetic",
-    );
-    expect(
-        &GOOD.replace("cells = [4, 4]", "cells = [100000, 100000]"),
-        "bodies[0].cells",
-        14,
-        "10000200001 nodes is more than springsim handles",
-    );
+    expect_each(&[
+        (
+            "cells = [4, 4]",
+            "cells = [4000000000, 4000000000]",
+            "bodies[0].cells",
+            14,
+            "overflows 64-bit arithmetic",
+        ),
+        (
+            "cells = [4, 4]",
+            "cells = [100000, 100000]",
+            "bodies[0].cells",
+            14,
+            "10000200001 nodes is more than springsim handles",
+        ),
+    ]);
     let lattice = GOOD
         .replace("dimension = 2", "dimension = 3")
         .replace("generator = \"grid\"", "generator = \"lattice\"")
@@ -382,13 +398,7 @@ fn errors_are_one_line_on_stderr() {
             assert!(!e.to_string().contains('\n'), "{e}");
         }
         std::fs::write(&path, &text).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_springsim"))
-            .args(["run", path.to_str().unwrap(), "--backend", "cpu", "--out"])
-            .arg(dir.join("out"))
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2));
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stderr = run_refused(&path, &dir.join("out"));
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
         assert!(
             stderr.starts_with("error: ") && stderr.contains(start),

@@ -1,21 +1,16 @@
 //! Scene texts shared by the implicit-wall tests (CPU and GPU).
 
-/// One particle (1 kg, no radius) at `center` inside the implicit `wall` (its keys
-/// after `type = "implicit"`), with dt 0.01 s, d̂ 0.01 m, κ 1e3 and gravity −9.81 m/s²
-/// along y; `dim` is 2 or 3.
-pub fn one_particle(dim: usize, wall: &str, center: &str) -> String {
-    let g = if dim == 2 {
-        "[0.0, -9.81]"
-    } else {
-        "[0.0, -9.81, 0.0]"
-    };
+/// A scene of one particle (1 kg) inside the implicit `wall` (its keys after
+/// `type = "implicit"`): dt 0.01 s, d̂ 0.01 m, κ 1e3, in `dim` dimensions, with
+/// `solver_extra` and `body_extra` (whole lines, or empty) added to `[solver]` and to
+/// the body. The text starts with an empty line.
+pub fn particle_scene(dim: usize, solver_extra: &str, wall: &str, body_extra: &str) -> String {
     format!(
         r#"
 dimension = {dim}
 [solver]
 dt = 0.01
-gravity = {g}
-[contact]
+{solver_extra}[contact]
 dhat = 0.01
 kappa = 1e3
 [[walls]]
@@ -24,8 +19,23 @@ type = "implicit"
 [[bodies]]
 generator = "particle"
 mass = 1.0
-center = {center}
-"#
+{body_extra}"#
+    )
+}
+
+/// One particle (1 kg, no radius) at `center` inside the implicit `wall`, in
+/// [`particle_scene`] with gravity −9.81 m/s² along y; `dim` is 2 or 3.
+pub fn one_particle(dim: usize, wall: &str, center: &str) -> String {
+    let g = if dim == 2 {
+        "[0.0, -9.81]"
+    } else {
+        "[0.0, -9.81, 0.0]"
+    };
+    particle_scene(
+        dim,
+        &format!("gravity = {g}\n"),
+        wall,
+        &format!("center = {center}\n"),
     )
 }
 
