@@ -217,6 +217,42 @@ fn probe_state(scene: &Scene, seed: u64) -> (Vec<f64>, Vec<f64>) {
     (x, x_pred)
 }
 
+/// A random direction `u` (zero on fixed nodes) and the points `x ± step u`.
+fn probe_direction(
+    x: &[f64],
+    fixed: &[bool],
+    dim: usize,
+    rng: &mut Rng,
+    step: f64,
+) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let u: Vec<f64> = (0..x.len())
+        .map(|i| if fixed[i / dim] { 0.0 } else { rng.next() })
+        .collect();
+    let xp: Vec<f64> = x.iter().zip(&u).map(|(a, b)| a + step * b).collect();
+    let xm: Vec<f64> = x.iter().zip(&u).map(|(a, b)| a - step * b).collect();
+    (u, xp, xm)
+}
+
+/// The central differences `(∇E(xp) − ∇E(xm)) / (2 step)` of the gradient, per
+/// coordinate (a finite-difference Hessian-vector product); the positions are set
+/// back to `x` after.
+fn gradient_differences(
+    b: &mut CpuBackend,
+    x: &[f64],
+    (xp, xm): (&[f64], &[f64]),
+    step: f64,
+) -> Vec<f64> {
+    b.set_positions(xp);
+    let gp = b.gradient();
+    b.set_positions(xm);
+    let gm = b.gradient();
+    b.set_positions(x);
+    gp.iter()
+        .zip(&gm)
+        .map(|(p, m)| (p - m) / (2.0 * step))
+        .collect()
+}
+
 fn check_incremental_potential(scene: Scene, seed: u64) {
     let (x, x_pred) = probe_state(&scene, seed);
     let dim = scene.model.dim;
@@ -230,11 +266,7 @@ fn check_incremental_potential(scene: Scene, seed: u64) {
     let mut rng = Rng(seed + 1);
     // Directional derivatives along random directions, and every coordinate of a few nodes.
     for trial in 0..4 {
-        let u: Vec<f64> = (0..x.len())
-            .map(|i| if fixed[i / dim] { 0.0 } else { rng.next() })
-            .collect();
-        let xp: Vec<f64> = x.iter().zip(&u).map(|(a, b)| a + eps * b).collect();
-        let xm: Vec<f64> = x.iter().zip(&u).map(|(a, b)| a - eps * b).collect();
+        let (u, xp, xm) = probe_direction(&x, &fixed, dim, &mut rng, eps);
         let fd = (e(&b, &xp) - e(&b, &xm)) / (2.0 * eps);
         let an: f64 = g.iter().zip(&u).map(|(a, b)| a * b).sum();
         assert_close(
@@ -246,16 +278,11 @@ fn check_incremental_potential(scene: Scene, seed: u64) {
         );
         // Hessian-vector product against the difference of gradients.
         let hu = b.hessian_times(&u);
-        b.set_positions(&xp);
-        let gp = b.gradient();
-        b.set_positions(&xm);
-        let gm = b.gradient();
-        b.set_positions(&x);
+        let fd_hu = gradient_differences(&mut b, &x, (&xp, &xm), eps);
         for i in 0..x.len() {
-            let fd = (gp[i] - gm[i]) / (2.0 * eps);
             assert_close(
                 hu[i],
-                fd,
+                fd_hu[i],
                 1e-5,
                 1e-6,
                 &format!("Hessian-vector product entry {i}"),
@@ -341,11 +368,7 @@ fn check_incremental_potential_with_friction(mut scene: Scene, seed: u64) {
     let g = b.gradient();
     let step = 1e-8;
     for trial in 0..4 {
-        let u: Vec<f64> = (0..x.len())
-            .map(|i| if fixed[i / dim] { 0.0 } else { rng.next() })
-            .collect();
-        let xp: Vec<f64> = x.iter().zip(&u).map(|(a, b)| a + step * b).collect();
-        let xm: Vec<f64> = x.iter().zip(&u).map(|(a, b)| a - step * b).collect();
+        let (u, xp, xm) = probe_direction(&x, &fixed, dim, &mut rng, step);
         let fd = (b.incremental_potential(&xp) - b.incremental_potential(&xm)) / (2.0 * step);
         let an: f64 = g.iter().zip(&u).map(|(a, b)| a * b).sum();
         assert_close(
@@ -356,17 +379,12 @@ fn check_incremental_potential_with_friction(mut scene: Scene, seed: u64) {
             &format!("friction: directional gradient, trial {trial}"),
         );
         let hu = b.hessian_times(&u);
-        b.set_positions(&xp);
-        let gp = b.gradient();
-        b.set_positions(&xm);
-        let gm = b.gradient();
-        b.set_positions(&x);
+        let fd_hu = gradient_differences(&mut b, &x, (&xp, &xm), step);
         let scale = hu.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
         for i in 0..x.len() {
-            let fd = (gp[i] - gm[i]) / (2.0 * step);
             assert_close(
                 hu[i],
-                fd,
+                fd_hu[i],
                 1e-4,
                 1e-6 * scale,
                 &format!("friction: Hessian-vector entry {i}"),
