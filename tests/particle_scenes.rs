@@ -44,6 +44,14 @@ fn expect(text: &str, field: &str, reason_part: &str) {
     );
 }
 
+/// [`expect`] for each `(from, to, field, reason_part)`: `base` with `from` replaced
+/// by `to`.
+fn expect_each(base: &str, cases: &[(&str, &str, &str, &str)]) {
+    for (from, to, field, reason_part) in cases {
+        expect(&base.replace(from, to), field, reason_part);
+    }
+}
+
 #[test]
 fn a_particle_is_one_node_and_its_radius_moves_the_walls() {
     let s = common::scene(BALL);
@@ -97,30 +105,25 @@ fn bundled_3d_balls_run_on_the_cpu() {
 
 #[test]
 fn particle_keys_are_checked() {
-    expect(
-        &BALL.replace("mass = 2.0\n", ""),
-        "bodies[0]",
-        "missing field `mass`",
-    );
-    expect(
-        &BALL.replace("mass = 2.0", "mass = -2.0"),
-        "bodies[0].mass",
-        "positive",
-    );
-    expect(
-        &BALL.replace("radius = 0.1", "radius = -0.1"),
-        "bodies[0].radius",
-        "≥ 0",
-    );
-    expect(
-        &BALL.replace("mass = 2.0", "mass = 2.0\ndensity = 3.0"),
-        "bodies[0].density",
-        "single nodes",
-    );
-    expect(
-        &BALL.replace("center = [0.0, 0.5]", "center = [0.0, 0.105]"),
-        "bodies[0].center",
-        "contact.dhat",
+    expect_each(
+        BALL,
+        &[
+            ("mass = 2.0\n", "", "bodies[0]", "missing field `mass`"),
+            ("mass = 2.0", "mass = -2.0", "bodies[0].mass", "positive"),
+            ("radius = 0.1", "radius = -0.1", "bodies[0].radius", "≥ 0"),
+            (
+                "mass = 2.0",
+                "mass = 2.0\ndensity = 3.0",
+                "bodies[0].density",
+                "single nodes",
+            ),
+            (
+                "center = [0.0, 0.5]",
+                "center = [0.0, 0.105]",
+                "bodies[0].center",
+                "contact.dhat",
+            ),
+        ],
     );
     let two = format!(
         "{BALL}[[bodies]]\ngenerator = \"particle\"\nmass = 1.0\nradius = 0.2\ncenter = [1.0, 1.0]\n"
@@ -152,20 +155,28 @@ fn contact_model_keys_are_checked() {
     );
     let s = common::scene(&ns);
     assert_eq!(s.nonsmooth.unwrap().restitution, 0.5);
-    expect(
-        &ns.replace("restitution = 0.5", "restitution = 1.5"),
-        "contact.restitution",
-        "between 0 and 1",
-    );
-    expect(
-        &ns.replace("restitution = 0.5\n", ""),
-        "contact",
-        "missing field `restitution`",
-    );
-    expect(
-        &ns.replace("restitution = 0.5", "restitution = 0.5\ndhat = 0.1"),
-        "contact.dhat",
-        "no barrier",
+    expect_each(
+        &ns,
+        &[
+            (
+                "restitution = 0.5",
+                "restitution = 1.5",
+                "contact.restitution",
+                "between 0 and 1",
+            ),
+            (
+                "restitution = 0.5\n",
+                "",
+                "contact",
+                "missing field `restitution`",
+            ),
+            (
+                "restitution = 0.5",
+                "restitution = 0.5\ndhat = 0.1",
+                "contact.dhat",
+                "no barrier",
+            ),
+        ],
     );
     expect(
         &BALL.replace("kappa = 1e3", "kappa = 1e3\nrestitution = 0.5"),
