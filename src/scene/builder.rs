@@ -2,7 +2,8 @@
 //! the file, the dotted field, its line and the reason.
 
 use super::error::{self, SceneError};
-use super::format::fmt_num;
+use super::format::{fmt_num, BodySection};
+use crate::model::BodyInfo;
 
 /// Validation context: knows the text to find line numbers of fields in.
 pub(super) struct Builder<'a> {
@@ -83,5 +84,46 @@ impl Builder<'_> {
             Some((key, _)) => Err(self.err(&format!("{section}.{key}"), why(key))),
             None => Ok(()),
         }
+    }
+
+    /// A body's `contact_area` at `path` (m² per contact node; m in 2D): `default`
+    /// where it is absent (or, when `boundary`, the string `"boundary"`), else a
+    /// positive number.
+    pub(super) fn contact_area(
+        &self,
+        path: &str,
+        v: Option<&toml::Value>,
+        default: f64,
+        boundary: bool,
+    ) -> Result<f64, SceneError> {
+        match v {
+            None => Ok(default),
+            Some(toml::Value::String(s)) if boundary && s == "boundary" => Ok(default),
+            Some(v) => match v.as_float().or_else(|| v.as_integer().map(|i| i as f64)) {
+                Some(a) => self.positive(path, a),
+                None if boundary => Err(self.err(
+                    path,
+                    format!("must be \"boundary\" or a positive number, got {v}"),
+                )),
+                None => Err(self.err(path, format!("must be a positive number, got {v}"))),
+            },
+        }
+    }
+}
+
+/// The [`BodyInfo`] of body `bi` (section `b`): its name (`body{bi}` by default), its
+/// first node, node count and spring count.
+pub(super) fn body_info(
+    b: &BodySection,
+    bi: usize,
+    first_node: usize,
+    nodes: usize,
+    springs: usize,
+) -> BodyInfo {
+    BodyInfo {
+        name: b.name.clone().unwrap_or_else(|| format!("body{bi}")),
+        first_node,
+        nodes,
+        springs,
     }
 }

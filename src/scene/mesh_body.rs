@@ -2,10 +2,11 @@
 //! generated, masses, contact areas, fixed nodes and springs added to the [`Model`];
 //! and the memory check every body passes first.
 
+use super::builder::body_info;
 use super::format::{fmt_num, BodySection, Generator};
 use super::material::Stiffness;
 use super::{generators, memory, Builder, SceneError};
-use crate::model::{BodyInfo, Model, Spring};
+use crate::model::{Model, Spring};
 
 impl Builder<'_> {
     /// Refuses, at `path`, a body of `counts` (nodes, springs; `None`: overflowed)
@@ -150,21 +151,12 @@ impl Builder<'_> {
             Generator::Particle => unreachable!("particle bodies are built by add_particle"),
         };
         let n = mesh.num_nodes();
-        let area = match &b.contact_area {
-            None => mesh.contact_measure / mesh.contact_nodes as f64,
-            Some(toml::Value::String(s)) if s == "boundary" => {
-                mesh.contact_measure / mesh.contact_nodes as f64
-            }
-            Some(v) => match v.as_float().or_else(|| v.as_integer().map(|i| i as f64)) {
-                Some(a) => self.positive(&p("contact_area"), a)?,
-                None => {
-                    return Err(self.err(
-                        &p("contact_area"),
-                        format!("must be \"boundary\" or a positive number, got {v}"),
-                    ))
-                }
-            },
-        };
+        let area = self.contact_area(
+            &p("contact_area"),
+            b.contact_area.as_ref(),
+            mesh.contact_measure / mesh.contact_nodes as f64,
+            true,
+        )?;
         let first = model.num_nodes();
         let mut fixed = vec![false; n];
         for (k, &f) in b.fixed.iter().enumerate() {
@@ -215,12 +207,9 @@ impl Builder<'_> {
                 stiffness: stiffness.spring_k(mesh.measure, mesh.springs.len(), l2),
             });
         }
-        model.bodies.push(BodyInfo {
-            name: b.name.clone().unwrap_or_else(|| format!("body{bi}")),
-            first_node: first,
-            nodes: n,
-            springs: mesh.springs.len(),
-        });
+        model
+            .bodies
+            .push(body_info(b, bi, first, n, mesh.springs.len()));
         Ok(())
     }
 }
