@@ -44,6 +44,9 @@ fn expect(text: &str, field: &str, reason_part: &str) {
     );
 }
 
+/// A second body: a one-cell grid away from the ball and the walls.
+const GRID_BODY: &str = "[[bodies]]\ngenerator = \"grid\"\nsize = [1.0, 1.0]\ncells = [1, 1]\ndensity = 1.0\nspring_stiffness = 1.0\ncenter = [3.0, 2.0]\n";
+
 /// [`expect`] for each `(from, to, field, reason_part)`: `base` with `from` replaced
 /// by `to`.
 fn expect_each(base: &str, cases: &[(&str, &str, &str, &str)]) {
@@ -129,21 +132,26 @@ fn particle_keys_are_checked() {
         "{BALL}[[bodies]]\ngenerator = \"particle\"\nmass = 1.0\nradius = 0.2\ncenter = [1.0, 1.0]\n"
     );
     expect(&two, "bodies[1].radius", "same radius");
-    let with_grid = format!(
-        "{BALL}[[bodies]]\ngenerator = \"grid\"\nsize = [1.0, 1.0]\ncells = [1, 1]\ndensity = 1.0\nspring_stiffness = 1.0\ncenter = [3.0, 2.0]\n"
-    );
+    let with_grid = format!("{BALL}{GRID_BODY}");
     expect(&with_grid, "bodies[0].radius", "meshes");
     let with_grid = with_grid.replace("radius = 0.1\n", "");
     assert!(scene::parse(&with_grid, "ok.toml", "ok").is_ok());
-    expect(
-        &with_grid.replace("spring_stiffness = 1.0\n", ""),
-        "bodies[1]",
-        "missing field `spring_stiffness`",
-    );
-    expect(
-        &with_grid.replace("density = 1.0", "density = 1.0\nmass = 3.0"),
-        "bodies[1].mass",
-        "only particle bodies",
+    expect_each(
+        &with_grid,
+        &[
+            (
+                "spring_stiffness = 1.0\n",
+                "",
+                "bodies[1]",
+                "missing field `spring_stiffness`",
+            ),
+            (
+                "density = 1.0",
+                "density = 1.0\nmass = 3.0",
+                "bodies[1].mass",
+                "only particle bodies",
+            ),
+        ],
     );
 }
 
@@ -188,9 +196,6 @@ fn contact_model_keys_are_checked() {
         "bodies[0].center",
         "in front of it",
     );
-    let grid = format!(
-        "{ns}[[bodies]]\ngenerator = \"grid\"\nsize = [1.0, 1.0]\ncells = [1, 1]\ndensity = 1.0\nspring_stiffness = 1.0\ncenter = [3.0, 2.0]\n"
-    )
-    .replace("radius = 0.1\n", "");
+    let grid = format!("{ns}{GRID_BODY}").replace("radius = 0.1\n", "");
     expect(&grid, "contact.model", "particles only");
 }
