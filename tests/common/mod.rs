@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod bad_scene;
 pub mod implicit;
 
 use springsim::scene::{self, Scene};
