@@ -318,3 +318,11 @@ pub fn temp_dir(name: &str) -> std::path::PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     d
 }
+
+/// Asserts `|a − b| ≤ rel·max(|a|, |b|) + abs`, naming `what`.
+pub fn assert_close(a: f64, b: f64, rel: f64, abs: f64, what: &str) {
+    assert!(
+        (a - b).abs() <= rel * a.abs().max(b.abs()) + abs,
+        "{what}: {a} vs {b}"
+    );
+}
