@@ -1,5 +1,7 @@
 //! Implicit walls on the GPU: the container scenes step on the GPU next to the CPU
-//! over a short horizon with no ball leaving (the full 40 s runs are tested on the CPU in `implicit_walls.rs`).
+//! over a short horizon with no ball leaving (the full 40 s runs are tested on the
+//! CPU in `implicit_walls.rs`; the generated WGSL in `gpu_implicit_wgsl.rs`, the
+//! kernels against their twins in `gpu_implicit_parity.rs`).
 
 mod common;
 use springsim::scene;
