@@ -23,7 +23,7 @@ pub struct NewtonStats {
     /// Whether the line search ran out of halvings (no step was taken then).
     pub line_search_failed: bool,
     /// Whether the solve stopped short of the tolerance because the direction was
-    /// below the backend's floating-point resolution ([`Direction::below_resolution`]).
+    /// below the backend's floating-point resolution ([`super::Direction::below_resolution`]).
     pub resolution_limited: bool,
     /// Direction solves whose CG stopped at its iteration cap.
     pub cg_unconverged: u32,
