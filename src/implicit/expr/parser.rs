@@ -85,40 +85,38 @@ impl Parser {
         Ok((e, depth + 1))
     }
 
-    fn sum(&mut self) -> Parsed {
-        let mut a = self.product()?;
+    /// A left-associative chain `operand (op operand)*` of the binary operators
+    /// `ops`, each with the constructor of its node.
+    fn chain(
+        &mut self,
+        operand: fn(&mut Self) -> Parsed,
+        ops: &[(char, fn(Expr, Expr) -> Expr)],
+    ) -> Parsed {
+        let mut a = operand(self)?;
         loop {
-            match self.peek() {
-                (Tok::Op('+'), pos) => {
-                    self.next();
-                    a = Self::join(pos, a, self.product()?, Expr::plus)?;
-                }
-                (Tok::Op('-'), pos) => {
-                    self.next();
-                    a = Self::join(pos, a, self.product()?, Expr::minus)?;
-                }
-                _ => return Ok(a),
-            }
+            let (t, pos) = self.peek();
+            let Some(&(_, make)) = ops.iter().find(|(c, _)| t == Tok::Op(*c)) else {
+                return Ok(a);
+            };
+            self.next();
+            a = Self::join(pos, a, operand(self)?, make)?;
         }
     }
 
+    /// Products joined by `+` and `-`.
+    fn sum(&mut self) -> Parsed {
+        self.chain(Self::product, &[('+', Expr::plus), ('-', Expr::minus)])
+    }
+
+    /// Signed factors joined by `*` and `/`.
     fn product(&mut self) -> Parsed {
-        let mut a = self.unary()?;
-        loop {
-            match self.peek() {
-                (Tok::Op('*'), pos) => {
-                    self.next();
-                    a = Self::join(pos, a, self.unary()?, Expr::times)?;
-                }
-                (Tok::Op('/'), pos) => {
-                    self.next();
-                    a = Self::join(pos, a, self.unary()?, |a, b| {
-                        Expr::Div(Box::new(a), Box::new(b))
-                    })?;
-                }
-                _ => return Ok(a),
-            }
-        }
+        self.chain(
+            Self::unary,
+            &[
+                ('*', Expr::times),
+                ('/', |a, b| Expr::Div(Box::new(a), Box::new(b))),
+            ],
+        )
     }
 
     /// Runs `f` one nesting level deeper (a parenthesis, a function's arguments, a
