@@ -50,6 +50,8 @@ impl Builder<'_> {
         }
     }
 
+    /// Checks `raw` section by section and builds the scene; `stem` gives the default
+    /// name.
     pub(super) fn build(&self, raw: SceneFile, stem: &str) -> Result<Scene, SceneError> {
         let name = match &raw.name {
             Some(n) => {

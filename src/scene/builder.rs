@@ -35,6 +35,7 @@ impl Builder<'_> {
         }
     }
 
+    /// `v` at `path` when it is a positive finite number.
     pub(super) fn positive(&self, path: &str, v: f64) -> Result<f64, SceneError> {
         if v.is_finite() && v > 0.0 {
             Ok(v)
@@ -46,6 +47,7 @@ impl Builder<'_> {
         }
     }
 
+    /// `v` at `path` when it has `len` finite components.
     pub(super) fn vector(&self, path: &str, v: &[f64], len: usize) -> Result<Vec<f64>, SceneError> {
         if v.len() != len {
             return Err(self.err(path, format!("must have {len} components, got {}", v.len())));

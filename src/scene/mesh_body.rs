@@ -33,6 +33,8 @@ impl Builder<'_> {
         .map_err(|why| self.err(path, why))
     }
 
+    /// Adds body `bi` (section `b`) to `model`: a mesh body here, particle bodies
+    /// through [`Self::add_particle`] and [`Self::add_balls`].
     pub(super) fn add_body(
         &self,
         model: &mut Model,
