@@ -30,6 +30,9 @@ pub fn parse(src: &str, dim: usize) -> Result<Expr, ParseError> {
     }
 }
 
+/// A binary operator's character and the constructor of its node.
+type BinaryOp = (char, fn(Expr, Expr) -> Expr);
+
 /// A parsed sub-expression and the depth of its tree (0 for a number or a variable).
 type Parsed = Result<(Expr, usize), ParseError>;
 
@@ -87,11 +90,7 @@ impl Parser {
 
     /// A left-associative chain `operand (op operand)*` of the binary operators
     /// `ops`, each with the constructor of its node.
-    fn chain(
-        &mut self,
-        operand: fn(&mut Self) -> Parsed,
-        ops: &[(char, fn(Expr, Expr) -> Expr)],
-    ) -> Parsed {
+    fn chain(&mut self, operand: fn(&mut Self) -> Parsed, ops: &[BinaryOp]) -> Parsed {
         let mut a = operand(self)?;
         loop {
             let (t, pos) = self.peek();
