@@ -1,6 +1,7 @@
 //! Bad command-line input to `springsim run` and `compare` is refused before anything
 //! runs, with one error line and exit status 2 (issue 12, defect 11).
 
+mod common;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -14,10 +15,16 @@ fn springsim(args: &[&str]) -> (Output, Duration) {
     (out, start.elapsed())
 }
 
+/// A fresh folder `springsim_cli_NAME_PID` in the temp dir.
 fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("springsim_cli_{name}_{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+    common::temp_dir(&format!("cli_{name}"))
+}
+
+/// `springsim run square_drop --backend cpu --steps 1` followed by `extra`.
+fn one_step<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["run", "square_drop", "--backend", "cpu", "--steps", "1"];
+    args.extend_from_slice(extra);
+    args
 }
 
 /// Asserts exit status 2, a single `error:` line on stderr holding `message`, and a
@@ -32,32 +39,19 @@ fn refused(args: &[&str], message: &str) {
     assert!(took < Duration::from_secs(20), "{args:?} took {took:?}");
 }
 
-/// `run square_drop --backend cpu --steps 1` followed by `extra`.
-fn square_drop_1_step<'a>(extra: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec!["run", "square_drop", "--backend", "cpu", "--steps", "1"];
-    args.extend_from_slice(extra);
-    args
-}
-
 #[test]
 fn threads_out_of_bounds_are_refused() {
     let dir = temp("threads");
     let out = dir.to_str().unwrap();
     for t in ["100000", "0", "1025"] {
         refused(
-            &square_drop_1_step(&["--threads", t, "--out", out]),
+            &one_step(&["--threads", t, "--out", out]),
             &format!("--threads {t}: must be between 1 and "),
         );
     }
     assert!(!dir.exists(), "nothing is written");
     // A sane count still runs.
-    let (ok, _) = springsim(&square_drop_1_step(&[
-        "--threads",
-        "1",
-        "--quiet",
-        "--out",
-        out,
-    ]));
+    let (ok, _) = springsim(&one_step(&["--threads", "1", "--quiet", "--out", out]));
     assert!(
         ok.status.success(),
         "{}",
@@ -74,12 +68,12 @@ fn out_that_is_a_file_is_refused_before_anything_runs() {
     std::fs::write(&file, "keep me").unwrap();
     let f = file.to_str().unwrap();
     refused(
-        &square_drop_1_step(&["--out", f]),
+        &one_step(&["--out", f]),
         &format!("--out {f}: is a file, not a folder"),
     );
     let below = file.join("sub");
     refused(
-        &square_drop_1_step(&["--out", below.to_str().unwrap()]),
+        &one_step(&["--out", below.to_str().unwrap()]),
         &format!("{f} is a file, not a folder"),
     );
     refused(

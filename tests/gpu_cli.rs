@@ -1,13 +1,21 @@
 //! The GPU-facing commands end to end: `devices`, `run --backend gpu`, `compare`.
 
 mod common;
-use std::process::Command;
+use common::springsim;
+use std::path::Path;
 
-fn springsim(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_springsim"))
-        .args(args)
-        .output()
-        .expect("run springsim")
+/// Runs `springsim ARGS --quiet --out DIR`, asserts success, and returns the JSON
+/// file `json` it wrote in DIR.
+fn run_quiet(args: &[&str], dir: &Path, json: &str) -> serde_json::Value {
+    let mut all = args.to_vec();
+    all.extend_from_slice(&["--quiet", "--out", dir.to_str().unwrap()]);
+    let out = springsim(&all);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&std::fs::read_to_string(dir.join(json)).unwrap()).unwrap()
 }
 
 fn have_gpu() -> bool {
@@ -35,24 +43,11 @@ fn gpu_run_names_its_adapter_and_counts_its_traffic() {
         return;
     }
     let dir = std::env::temp_dir().join(format!("springsim-gpu-run-{}", std::process::id()));
-    let out = springsim(&[
-        "run",
-        "square_drop",
-        "--backend",
-        "gpu",
-        "--steps",
-        "40",
-        "--quiet",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let s = run_quiet(
+        &["run", "square_drop", "--backend", "gpu", "--steps", "40"],
+        &dir,
+        "summary.json",
     );
-    let s: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     assert_eq!(s["backend"], "gpu");
     assert!(s["device"].as_str().unwrap().contains("f32"));
     let newton = s["newton_iterations"].as_u64().unwrap();
@@ -80,22 +75,11 @@ fn compare_reports_close_trajectories() {
         return;
     }
     let dir = std::env::temp_dir().join(format!("springsim-compare-{}", std::process::id()));
-    let out = springsim(&[
-        "compare",
-        "scenes/square_drop.toml",
-        "--steps",
-        "60",
-        "--quiet",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let r = run_quiet(
+        &["compare", "scenes/square_drop.toml", "--steps", "60"],
+        &dir,
+        "compare.json",
     );
-    let r: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("compare.json")).unwrap()).unwrap();
     assert_eq!(r["steps"], 60);
     let max = r["max_position_difference"].as_f64().unwrap();
     let rms = r["rms_position_difference"].as_f64().unwrap();

@@ -1,51 +1,10 @@
-//! Implicit walls on the GPU: the generated WGSL module of every bundled implicit-wall
-//! scene composes into every kernel and validates with naga (no device needed), and
-//! the container scenes step on the GPU next to the CPU over a short horizon with no
-//! ball leaving (the full 40 s runs are tested on the CPU in `implicit_walls.rs`).
+//! Implicit walls on the GPU: the container scenes step on the GPU next to the CPU
+//! over a short horizon with no ball leaving (the full 40 s runs are tested on the
+//! CPU in `implicit_walls.rs`; the generated WGSL in `gpu_implicit_wgsl.rs`, the
+//! kernels against their twins in `gpu_implicit_parity.rs`).
 
 mod common;
-use springsim::backend::cpu::CpuBackend;
-use springsim::backend::gpu::kernels::Kernel;
-use springsim::backend::gpu::pipelines::reflect_with;
-use springsim::backend::gpu::GpuOptions;
-use springsim::backend::Probe;
-use springsim::implicit::wgsl::generate;
 use springsim::scene;
-
-const SCENES: [&str; 5] = [
-    "circle_balls",
-    "diamond_balls",
-    "sextic_balls",
-    "square_in_bowl",
-    "lattice_in_sphere",
-];
-
-#[test]
-fn generated_wall_modules_validate_in_every_kernel() {
-    let mut walls = Vec::new();
-    for name in SCENES {
-        let s = scene::load(&format!("scenes/{name}.toml")).unwrap();
-        walls.extend(s.model.implicit_walls.clone());
-        let gen = generate(&s.model.implicit_walls);
-        for (path, _) in Kernel::files() {
-            reflect_with(path, &gen).unwrap_or_else(|e| panic!("{name}: {e}"));
-        }
-    }
-    // every operation of the language at once, as a user expression
-    let e = springsim::implicit::parse(
-        "abs(x)^2.5 + sqrt(1 + y^2) * exp(-x) / (2 + cos(x)) - ln(3 + sin(y)) + min(x, y) - max(x, -y)^3 + x^-2",
-        2,
-    )
-    .unwrap();
-    walls.push(springsim::implicit::ImplicitWall {
-        expr: e,
-        label: "all".into(),
-    });
-    let gen = generate(&walls);
-    for (path, _) in Kernel::files() {
-        reflect_with(path, &gen).unwrap_or_else(|e| panic!("all walls: {e}"));
-    }
-}
 
 /// Steps `name` on both backends; the GPU keeps every node inside every implicit wall
 /// and every accepted iterate lowers E. Returns the largest CPU–GPU node distance.
@@ -91,181 +50,13 @@ fn lattice_in_sphere_gpu_follows_the_cpu() {
 /// expression, so the corner is a kink of W): contact, CCD and barrier on the GPU.
 #[test]
 fn ball_shot_into_the_diamond_corner_on_the_gpu() {
-    let s = common::scene(
-        r#"
-dimension = 2
-[solver]
-dt = 1e-3
-tolerance = 1e-3
-gravity = [0.0, -9.8]
-[contact]
-dhat = 0.01
-kappa = 1e4
-barrier = "ipc"
-[[walls]]
-type = "implicit"
-expression = "(15 - abs(x) - abs(y)) / sqrt(2)"
-inside = "positive"
-[[bodies]]
-generator = "particle"
-mass = 1.0
-radius = 0.3
-center = [0.05, -10.0]
-velocity = [0.0, -30.0]
-"#,
-    );
+    let s = common::scene(&common::implicit::ball_shot_down(
+        "type = \"implicit\"\nexpression = \"(15 - abs(x) - abs(y)) / sqrt(2)\"\ninside = \"positive\"",
+        "[0.05, -10.0]",
+    ));
     if let Some(d) = run_pair("diamond corner", s, 400) {
         assert!(d < 0.05, "diamond corner: GPU and CPU {d} m apart");
     }
-}
-
-/// Kernel parity on a state where most nodes feel the implicit walls' barrier (d̂ is
-/// large): gradient and Jacobi diagonal (`assemble`), Hessian products
-/// (`newton_matvec`), the incremental potential (`energy_total`) and the CCD bound
-/// (`direction_stats`) against the f64 CPU twins.
-fn kernel_parity(label: &str, text: &str, dhat: f64) {
-    let s = common::scene(text);
-    let mut model = s.model.clone();
-    // the scene needs nodes beyond d̂ to load; the barrier then reaches most of them
-    model.barrier.dhat = dhat;
-    let Some(mut gpu) = common::gpu_backend(model.clone(), GpuOptions::default()) else {
-        return;
-    };
-    let mut cpu = CpuBackend::new(model.clone());
-    let mut rng = common::Rng(3);
-    let (x, xp) = common::shared_state(&model.x0, &mut rng);
-    cpu.set_positions(&x);
-    cpu.set_prediction(&xp);
-    gpu.set_positions(&x);
-    gpu.set_prediction(&xp);
-    let active = x
-        .chunks(model.dim)
-        .filter(|p| {
-            model
-                .implicit_walls
-                .iter()
-                .any(|w| w.distance(p) < model.barrier.dhat)
-        })
-        .count();
-    assert!(
-        active * 3 > model.num_nodes(),
-        "{label}: only {active} nodes near a wall"
-    );
-    let rel = 2e-4;
-    let (gc, gg) = (cpu.gradient(), gpu.potential_gradient());
-    let err = common::max_diff(&gc, &gg);
-    assert!(err <= rel * common::max_abs(&gc), "{label}: gradient {err}");
-    let (dc, dg) = (cpu.preconditioner_blocks(), gpu.jacobi_blocks());
-    let err = common::max_diff(&dc, &dg);
-    assert!(
-        err <= rel * common::max_abs(&dc),
-        "{label}: preconditioner blocks {err}"
-    );
-    let u: Vec<f64> = (0..x.len()).map(|_| (rng.next() as f32) as f64).collect();
-    let (hc, (hg, _)) = (cpu.hessian_times(&u), gpu.hessian_product(&u));
-    let err = common::max_diff(&hc, &hg);
-    assert!(err <= rel * common::max_abs(&hc), "{label}: H u {err}");
-    let (ec, eg) = (cpu.incremental_potential(&x), gpu.potential());
-    assert!(
-        (ec - eg).abs() <= 1e-4 * ec.abs(),
-        "{label}: E {ec} vs {eg}"
-    );
-    // CCD: a direction pushing every node outwards by up to 3 m
-    let p: Vec<f64> = x
-        .iter()
-        .map(|c| ((0.2 * c + 0.5 * rng.next()) as f32) as f64)
-        .collect();
-    gpu.set_direction(&p);
-    let (_, ccd_gpu) = gpu.direction_summary();
-    let dim = model.dim;
-    let mut ccd_cpu: f64 = 1.0;
-    for (xi, pi) in x.chunks(dim).zip(p.chunks(dim)) {
-        for w in &model.implicit_walls {
-            ccd_cpu = ccd_cpu.min(w.ccd_bound(xi, pi));
-        }
-    }
-    assert!(ccd_cpu < 1.0, "{label}: the direction should be limited");
-    assert!(
-        ccd_gpu > 0.5 * ccd_cpu && ccd_gpu < 2.0 * ccd_cpu,
-        "{label}: CCD GPU {ccd_gpu} CPU {ccd_cpu}"
-    );
-    // the GPU's bound is safe in f64 too: dense samples of every segment stay inside
-    for (xi, pi) in x.chunks(dim).zip(p.chunks(dim)) {
-        for w in &model.implicit_walls {
-            for k in 0..=200 {
-                let t = ccd_gpu * k as f64 / 200.0;
-                let y: Vec<f64> = xi.iter().zip(pi).map(|(a, b)| a + t * b).collect();
-                assert!(
-                    w.distance(&y) > 0.0,
-                    "{label}: GPU CCD bound lets a node out"
-                );
-            }
-        }
-    }
-    eprintln!("{label}: {active} active nodes, CCD CPU {ccd_cpu:.4} GPU {ccd_gpu:.4}");
-}
-
-#[test]
-fn implicit_wall_kernels_match_their_cpu_twins_2d() {
-    kernel_parity(
-        "2D sextic and box",
-        r#"
-dimension = 2
-[solver]
-dt = 0.01
-[contact]
-dhat = 0.01
-kappa = 100.0
-barrier = "ipc"
-[[walls]]
-type = "implicit"
-shape = "sextic"
-radius = 15.0
-[[walls]]
-type = "implicit"
-expression = "min(9 - abs(x), 8 - abs(y + 0.5))"
-inside = "positive"
-[[bodies]]
-generator = "particle"
-mass = 1.0
-count = 300
-seed = 9
-spread = [9.0, 9.0]
-"#,
-        2.0,
-    );
-}
-
-#[test]
-fn implicit_wall_kernels_match_their_cpu_twins_3d() {
-    kernel_parity(
-        "3D ellipsoid and superellipse",
-        r#"
-dimension = 3
-[solver]
-dt = 0.01
-[contact]
-dhat = 0.01
-kappa = 100.0
-barrier = "book"
-[[walls]]
-type = "implicit"
-shape = "ellipsoid"
-semi_axes = [3.0, 2.5, 2.0]
-[[walls]]
-type = "implicit"
-shape = "superellipse"
-semi_axes = [2.8, 2.8, 2.8]
-exponent = 3.5
-[[bodies]]
-generator = "particle"
-mass = 1.0
-count = 257
-seed = 2
-spread = [3.0, 3.0, 3.0]
-"#,
-        1.0,
-    );
 }
 
 /// A ball's first contact: the step at which its distance to a wall first fell below
@@ -383,14 +174,7 @@ fn container_balls_first_contacts_match_the_cpu() {
 }
 /// One particle (1 kg, no radius) at `center` inside `wall` (dt 0.01 s, d̂ 0.01 m).
 fn one_particle(dim: usize, wall: &str, center: &str) -> scene::Scene {
-    let g = if dim == 2 {
-        "[0.0, -9.81]"
-    } else {
-        "[0.0, -9.81, 0.0]"
-    };
-    common::scene(&format!(
-        "dimension = {dim}\n[solver]\ndt = 0.01\ngravity = {g}\n[contact]\ndhat = 0.01\nkappa = 1e3\n[[walls]]\ntype = \"implicit\"\n{wall}\n[[bodies]]\ngenerator = \"particle\"\nmass = 1.0\ncenter = {center}\n"
-    ))
+    common::scene(&common::implicit::one_particle(dim, wall, center))
 }
 
 /// Defect: a particle exactly at the centre of a circle or sphere froze on the GPU too
@@ -424,36 +208,5 @@ fn particle_at_a_circle_centre_or_on_a_sqrt_kink_moves_on_the_gpu() {
         if let Some(d) = run_pair(label, s, steps) {
             assert!(d < 1e-3, "{label}: GPU and CPU {d} m apart");
         }
-    }
-}
-
-/// Defect: a 200-term sum failed on the GPU with naga's "recursion limit" (the
-/// generated WGSL nested one call per term). The generated code is flat now: the
-/// longest sum and the deepest expressions the parser accepts validate in every kernel.
-#[test]
-fn longest_sums_and_deepest_expressions_validate_in_every_kernel() {
-    use springsim::implicit::expr::MAX_DEPTH;
-    let mut srcs = vec![format!("x{}", " + y".repeat(MAX_DEPTH))];
-    srcs.push(format!("{}x", "-".repeat(MAX_DEPTH)));
-    srcs.push((0..MAX_DEPTH).fold("x".to_string(), |e, _| format!("sin({e})")));
-    srcs.push((0..MAX_DEPTH - 1).fold("1 - x".to_string(), |e, _| format!("min({e}, 2 - y)")));
-    srcs.push((0..MAX_DEPTH / 3).fold("x".to_string(), |e, _| format!("sqrt(1 + abs({e}))")));
-    // constants beyond f32's range
-    srcs.push("1e39 * x - 1e300 + abs(y)^1e40 - 1e-50".to_string());
-    let walls: Vec<_> = srcs
-        .iter()
-        .map(|src| springsim::implicit::ImplicitWall {
-            expr: springsim::implicit::parse(src, 2).unwrap(),
-            label: "deep".into(),
-        })
-        .collect();
-    let gen = generate(&walls);
-    // flat: no line of the generated module holds more than one library call
-    assert!(
-        gen.lines().all(|l| l.matches('(').count() <= 3),
-        "nested calls in the generated WGSL"
-    );
-    for (path, _) in Kernel::files() {
-        reflect_with(path, &gen).unwrap_or_else(|e| panic!("{path}: {e}"));
     }
 }

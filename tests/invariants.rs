@@ -59,15 +59,19 @@ fn square_drop_keeps_the_invariants() {
     assert!(recs.iter().all(|r| r.converged));
 }
 
+/// The largest node speed (m/s) of 3D velocities `v`.
+fn max_speed_3d(v: &[f64]) -> f64 {
+    v.chunks(3)
+        .map(|p| springsim::energy::dot(p, p).sqrt())
+        .fold(0.0, f64::max)
+}
+
 #[test]
 fn lattice_drop_comes_to_rest_without_penetration() {
     let s = scene::load("scenes/lattice_drop.toml").unwrap();
     let (recs, v) = run_checked(&s, 300);
     let last = recs.last().unwrap();
-    let speed = v
-        .chunks(3)
-        .map(|p| springsim::energy::dot(p, p).sqrt())
-        .fold(0.0, f64::max);
+    let speed = max_speed_3d(&v);
     assert!(speed < 1e-2, "lattice still moving at {speed} m/s");
     assert!(
         last.min_wall_distance > 0.0 && last.min_wall_distance < s.model.barrier.dhat,
@@ -79,10 +83,7 @@ fn lattice_drop_comes_to_rest_without_penetration() {
 fn cloth_drop_comes_to_rest_without_penetration() {
     let s = scene::load("scenes/cloth_drop.toml").unwrap();
     let (recs, v) = run_checked(&s, 300);
-    let speed = v
-        .chunks(3)
-        .map(|p| springsim::energy::dot(p, p).sqrt())
-        .fold(0.0, f64::max);
+    let speed = max_speed_3d(&v);
     assert!(speed < 1e-2, "cloth still moving at {speed} m/s");
     assert!(
         recs.last().unwrap().min_wall_distance < s.model.barrier.dhat,

@@ -44,6 +44,17 @@ fn expect(text: &str, field: &str, reason_part: &str) {
     );
 }
 
+/// A second body: a one-cell grid away from the ball and the walls.
+const GRID_BODY: &str = "[[bodies]]\ngenerator = \"grid\"\nsize = [1.0, 1.0]\ncells = [1, 1]\ndensity = 1.0\nspring_stiffness = 1.0\ncenter = [3.0, 2.0]\n";
+
+/// [`expect`] for each `(from, to, field, reason_part)`: `base` with `from` replaced
+/// by `to`.
+fn expect_each(base: &str, cases: &[(&str, &str, &str, &str)]) {
+    for (from, to, field, reason_part) in cases {
+        expect(&base.replace(from, to), field, reason_part);
+    }
+}
+
 #[test]
 fn a_particle_is_one_node_and_its_radius_moves_the_walls() {
     let s = common::scene(BALL);
@@ -97,50 +108,50 @@ fn bundled_3d_balls_run_on_the_cpu() {
 
 #[test]
 fn particle_keys_are_checked() {
-    expect(
-        &BALL.replace("mass = 2.0\n", ""),
-        "bodies[0]",
-        "missing field `mass`",
-    );
-    expect(
-        &BALL.replace("mass = 2.0", "mass = -2.0"),
-        "bodies[0].mass",
-        "positive",
-    );
-    expect(
-        &BALL.replace("radius = 0.1", "radius = -0.1"),
-        "bodies[0].radius",
-        "≥ 0",
-    );
-    expect(
-        &BALL.replace("mass = 2.0", "mass = 2.0\ndensity = 3.0"),
-        "bodies[0].density",
-        "single nodes",
-    );
-    expect(
-        &BALL.replace("center = [0.0, 0.5]", "center = [0.0, 0.105]"),
-        "bodies[0].center",
-        "contact.dhat",
+    expect_each(
+        BALL,
+        &[
+            ("mass = 2.0\n", "", "bodies[0]", "missing field `mass`"),
+            ("mass = 2.0", "mass = -2.0", "bodies[0].mass", "positive"),
+            ("radius = 0.1", "radius = -0.1", "bodies[0].radius", "≥ 0"),
+            (
+                "mass = 2.0",
+                "mass = 2.0\ndensity = 3.0",
+                "bodies[0].density",
+                "single nodes",
+            ),
+            (
+                "center = [0.0, 0.5]",
+                "center = [0.0, 0.105]",
+                "bodies[0].center",
+                "contact.dhat",
+            ),
+        ],
     );
     let two = format!(
         "{BALL}[[bodies]]\ngenerator = \"particle\"\nmass = 1.0\nradius = 0.2\ncenter = [1.0, 1.0]\n"
     );
     expect(&two, "bodies[1].radius", "same radius");
-    let with_grid = format!(
-        "{BALL}[[bodies]]\ngenerator = \"grid\"\nsize = [1.0, 1.0]\ncells = [1, 1]\ndensity = 1.0\nspring_stiffness = 1.0\ncenter = [3.0, 2.0]\n"
-    );
+    let with_grid = format!("{BALL}{GRID_BODY}");
     expect(&with_grid, "bodies[0].radius", "meshes");
     let with_grid = with_grid.replace("radius = 0.1\n", "");
     assert!(scene::parse(&with_grid, "ok.toml", "ok").is_ok());
-    expect(
-        &with_grid.replace("spring_stiffness = 1.0\n", ""),
-        "bodies[1]",
-        "missing field `spring_stiffness`",
-    );
-    expect(
-        &with_grid.replace("density = 1.0", "density = 1.0\nmass = 3.0"),
-        "bodies[1].mass",
-        "only particle bodies",
+    expect_each(
+        &with_grid,
+        &[
+            (
+                "spring_stiffness = 1.0\n",
+                "",
+                "bodies[1]",
+                "missing field `spring_stiffness`",
+            ),
+            (
+                "density = 1.0",
+                "density = 1.0\nmass = 3.0",
+                "bodies[1].mass",
+                "only particle bodies",
+            ),
+        ],
     );
 }
 
@@ -152,20 +163,28 @@ fn contact_model_keys_are_checked() {
     );
     let s = common::scene(&ns);
     assert_eq!(s.nonsmooth.unwrap().restitution, 0.5);
-    expect(
-        &ns.replace("restitution = 0.5", "restitution = 1.5"),
-        "contact.restitution",
-        "between 0 and 1",
-    );
-    expect(
-        &ns.replace("restitution = 0.5\n", ""),
-        "contact",
-        "missing field `restitution`",
-    );
-    expect(
-        &ns.replace("restitution = 0.5", "restitution = 0.5\ndhat = 0.1"),
-        "contact.dhat",
-        "no barrier",
+    expect_each(
+        &ns,
+        &[
+            (
+                "restitution = 0.5",
+                "restitution = 1.5",
+                "contact.restitution",
+                "between 0 and 1",
+            ),
+            (
+                "restitution = 0.5\n",
+                "",
+                "contact",
+                "missing field `restitution`",
+            ),
+            (
+                "restitution = 0.5",
+                "restitution = 0.5\ndhat = 0.1",
+                "contact.dhat",
+                "no barrier",
+            ),
+        ],
     );
     expect(
         &BALL.replace("kappa = 1e3", "kappa = 1e3\nrestitution = 0.5"),
@@ -177,9 +196,6 @@ fn contact_model_keys_are_checked() {
         "bodies[0].center",
         "in front of it",
     );
-    let grid = format!(
-        "{ns}[[bodies]]\ngenerator = \"grid\"\nsize = [1.0, 1.0]\ncells = [1, 1]\ndensity = 1.0\nspring_stiffness = 1.0\ncenter = [3.0, 2.0]\n"
-    )
-    .replace("radius = 0.1\n", "");
+    let grid = format!("{ns}{GRID_BODY}").replace("radius = 0.1\n", "");
     expect(&grid, "contact.model", "particles only");
 }

@@ -127,25 +127,29 @@ fn gif_frames_round_trip() {
     assert_eq!(decoded, frames);
 }
 
-#[test]
-fn container_run_renders_gif_and_stills() {
-    let dir = std::env::temp_dir().join(format!("springsim_render_{}", std::process::id()));
+/// Runs `springsim run SCENE --backend cpu --steps STEPS --trajectory --quiet --out DIR`
+/// and asserts that it succeeds.
+fn run_with_trajectory(scene: &str, steps: u64, dir: &std::path::Path) {
     let status = std::process::Command::new(env!("CARGO_BIN_EXE_springsim"))
         .args([
             "run",
-            "circle_balls",
+            scene,
             "--backend",
             "cpu",
             "--steps",
-            "200",
-            "--trajectory",
-            "--quiet",
-            "--out",
+            &steps.to_string(),
         ])
-        .arg(&dir)
+        .args(["--trajectory", "--quiet", "--out"])
+        .arg(dir)
         .status()
         .unwrap();
     assert!(status.success());
+}
+
+#[test]
+fn container_run_renders_gif_and_stills() {
+    let dir = std::env::temp_dir().join(format!("springsim_render_{}", std::process::id()));
+    run_with_trajectory("circle_balls", 200, &dir);
     let files = render(&RenderArgs {
         dir: dir.clone(),
         scene: None,
@@ -189,13 +193,7 @@ fn damaged_trajectories_are_rendered_or_refused_in_one_line() {
     let bin = env!("CARGO_BIN_EXE_springsim");
     let dir = std::env::temp_dir().join(format!("springsim_render_bad_{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let status = std::process::Command::new(bin)
-        .args(["run", "square_drop", "--backend", "cpu", "--steps", "3"])
-        .args(["--trajectory", "--quiet", "--out"])
-        .arg(&dir)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    run_with_trajectory("square_drop", 3, &dir);
     let path = dir.join("trajectory.csv");
     let good = std::fs::read_to_string(&path).unwrap();
     // Header, then steps 0..=3 of 25 nodes: step s, node i is on line 2 + 25 s + i.

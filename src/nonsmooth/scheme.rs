@@ -36,8 +36,11 @@
 //! `E_alg = E_mech − (Δt²/8) m |a|²`, `E_total = E_mech + E_dis` (constant up to
 //! round-off: the energy balance is exact) and `E_total_alg = E_alg + E_dis`.
 
-use super::impact::{first_exit, Flight};
+mod outside;
+mod resolve;
+
 use crate::wall::PlaneWall;
+pub use outside::{Outside, GAP_TOLERANCE};
 
 /// Energies of the whole system at one step (J).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -112,32 +115,6 @@ pub struct ParticleSystem {
 /// shorter bounces would never end (the energy bookkeeping stays exact; only the
 /// dropped part of the step's flight, a slide along the wall, is lost).
 pub const MAX_IMPACTS: u32 = 64;
-
-/// How far (m) outside a wall, beyond what its rule allows, a particle may end a step
-/// before [`ParticleSystem::outside`] reports it (round-off of the impact search).
-pub const GAP_TOLERANCE: f64 = 1e-9;
-
-/// A particle found outside a wall by [`ParticleSystem::outside`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct Outside {
-    /// The wall, in words.
-    pub wall: String,
-    /// The particle's gap to it (m, negative).
-    pub gap: f64,
-    /// How far outside the contact rule allowed it to be (m).
-    pub allowed: f64,
-}
-
-/// What one step did to one particle in the implicit walls.
-struct Resolved {
-    u: [f64; 3],
-    v: [f64; 3],
-    /// Kinetic energy the impacts (and the plane walls' jump) removed (J).
-    dissipated: f64,
-    /// Normal impulse of the implicit-wall impacts (kg·m/s).
-    lambda: f64,
-    impacts: u32,
-}
 
 impl ParticleSystem {
     /// Starts at positions `u0` and velocities `v0` with `a⁰ = g` (zero for fixed particles).
@@ -330,145 +307,6 @@ impl ParticleSystem {
         self.time += dt;
         let dissipated = self.energies.dissipated + dissipated_step;
         self.energies = self.energies_with(dissipated_step, dissipated);
-    }
-
-    /// The step of a particle at `u` moving at `v` through the implicit walls: free
-    /// flight for Δt under gravity with the plane walls' jump `w` applied at mid-step
-    /// (when `kick`), and every exit from an implicit wall turned into an impact at its
-    /// time (see the module docs). `None` when the flight has no impact, so that the
-    /// caller keeps seed 002's formulas. The returned energy and impulse are per unit mass.
-    fn resolve_implicit(&self, u: &[f64], v: &[f64], w: &[f64], kick: bool) -> Option<Resolved> {
-        if self.implicit_walls.is_empty() {
-            return None;
-        }
-        let (d, dt, e) = (self.dim, self.dt, self.restitution);
-        let mut g = [0.0; 3];
-        g[..d].copy_from_slice(&self.gravity);
-        let mut x = [0.0; 3];
-        x[..d].copy_from_slice(u);
-        let mut vel = [0.0; 3];
-        vel[..d].copy_from_slice(v);
-        let kinetic = |v: &[f64; 3]| 0.5 * crate::energy::dot(&v[..d], &v[..d]);
-        let mut out = Resolved {
-            u: x,
-            v: vel,
-            dissipated: 0.0,
-            lambda: 0.0,
-            impacts: 0,
-        };
-        let mut t = 0.0;
-        let mut kick_pending = kick;
-        loop {
-            let stop = if kick_pending { 0.5 * dt } else { dt };
-            let span = stop - t;
-            // A particle already outside a wall and moving out of it is turned at once;
-            // every other wall is searched along the flight.
-            let mut hit: Option<(f64, usize)> = None;
-            for (j, wall) in self.implicit_walls.iter().enumerate() {
-                let s = if wall.distance(&x[..d]) >= 0.0 {
-                    let flight = Flight {
-                        dim: d,
-                        x,
-                        v: vel,
-                        g,
-                    };
-                    match first_exit(wall, &flight, span) {
-                        Some(s) => s,
-                        None => continue,
-                    }
-                } else if crate::energy::dot(&wall.normal(&x[..d])[..d], &vel[..d]) < 0.0 {
-                    0.0
-                } else {
-                    continue;
-                };
-                if hit.is_none_or(|(best, _)| s < best) {
-                    hit = Some((s, j));
-                }
-            }
-            let flight = Flight {
-                dim: d,
-                x,
-                v: vel,
-                g,
-            };
-            match hit {
-                Some((s, j)) => {
-                    if out.impacts >= MAX_IMPACTS {
-                        break;
-                    }
-                    x = flight.at(s);
-                    vel = flight.velocity(s);
-                    t += s;
-                    let mut n = self.implicit_walls[j].normal(&x[..d]);
-                    let mut vn = crate::energy::dot(&n[..d], &vel[..d]);
-                    if vn >= 0.0 {
-                        // No usable normal (a cusp, or a graze the normal does not see):
-                        // send the particle back the way it came.
-                        let speed = crate::energy::dot(&vel[..d], &vel[..d]).sqrt();
-                        if speed == 0.0 {
-                            break;
-                        }
-                        n = [-vel[0] / speed, -vel[1] / speed, -vel[2] / speed];
-                        vn = -speed;
-                    }
-                    let before = kinetic(&vel);
-                    for k in 0..d {
-                        vel[k] -= (1.0 + e) * vn * n[k];
-                    }
-                    out.dissipated += before - kinetic(&vel);
-                    out.lambda += -(1.0 + e) * vn;
-                    out.impacts += 1;
-                }
-                None => {
-                    x = flight.at(span);
-                    vel = flight.velocity(span);
-                    t = stop;
-                    if !kick_pending {
-                        break;
-                    }
-                    kick_pending = false;
-                    let before = kinetic(&vel);
-                    for k in 0..d {
-                        vel[k] += w[k];
-                    }
-                    out.dissipated += before - kinetic(&vel);
-                }
-            }
-        }
-        if out.impacts == 0 {
-            return None;
-        }
-        out.u = x;
-        out.v = vel;
-        Some(out)
-    }
-
-    /// The wall particle `i` lies furthest outside of, beyond what the contact rule
-    /// allows (`plane_allowance` for plane walls, nothing for implicit walls, plus
-    /// [`GAP_TOLERANCE`]); `None` when it is inside every wall that far. Fixed
-    /// particles are never reported.
-    pub fn outside(&self, i: usize) -> Option<Outside> {
-        if self.fixed[i] {
-            return None;
-        }
-        let ui = &self.u[i * self.dim..(i + 1) * self.dim];
-        let planes = self.walls.iter().enumerate().map(|(k, w)| {
-            (
-                format!("plane wall {k} (normal {:?})", w.normal),
-                w.distance(ui),
-                self.plane_allowance[i],
-            )
-        });
-        let implicit = self
-            .implicit_walls
-            .iter()
-            .map(|w| (format!("implicit wall `{}`", w.label), w.distance(ui), 0.0));
-        planes
-            .chain(implicit)
-            // NaN gaps count as outside.
-            .filter(|(_, gap, allowed)| gap.is_nan() || *gap < -(allowed + GAP_TOLERANCE))
-            .map(|(wall, gap, allowed)| Outside { wall, gap, allowed })
-            .min_by(|a, b| (a.gap + a.allowed).total_cmp(&(b.gap + b.allowed)))
     }
 }
 

@@ -3,9 +3,10 @@
 //! kept only when clear of every wall by more than d̂ (and the radius), velocity
 //! components uniform in `[−speed, speed]`.
 
+use super::builder::body_info;
 use super::format::BodySection;
 use super::{Builder, SceneError};
-use crate::model::{BodyInfo, Model};
+use crate::model::Model;
 
 /// SplitMix64: a small, well-mixed, reproducible generator.
 pub struct SplitMix(pub u64);
@@ -75,18 +76,7 @@ impl Builder<'_> {
                 ),
             ));
         }
-        let area = match &b.contact_area {
-            None => 1.0,
-            Some(a) => match a.as_float().or_else(|| a.as_integer().map(|i| i as f64)) {
-                Some(a) => self.positive(&p("contact_area"), a)?,
-                None => {
-                    return Err(self.err(
-                        &p("contact_area"),
-                        format!("must be a positive number, got {a}"),
-                    ))
-                }
-            },
-        };
+        let area = self.contact_area(&p("contact_area"), b.contact_area.as_ref(), 1.0, false)?;
         let dhat = model.barrier.dhat;
         let mut rng = SplitMix(seed);
         let first = model.num_nodes();
@@ -115,12 +105,9 @@ impl Builder<'_> {
             model.contact_area.push(area);
             model.fixed.push(false);
         }
-        model.bodies.push(BodyInfo {
-            name: b.name.clone().unwrap_or_else(|| format!("body{bi}")),
-            first_node: first,
-            nodes: count as usize,
-            springs: 0,
-        });
+        model
+            .bodies
+            .push(body_info(b, bi, first, count as usize, 0));
         Ok(())
     }
 }

@@ -6,9 +6,10 @@
 //! its centre. Walls are shared, so every particle of a scene has the same radius, and
 //! a scene with meshes has radius 0.
 
+use super::builder::body_info;
 use super::format::{fmt_num, BodySection, ContactModel, ContactSection, Generator};
 use super::{Builder, SceneError};
-use crate::model::{BodyInfo, Model};
+use crate::model::Model;
 use crate::nonsmooth::NonsmoothParams;
 
 impl Builder<'_> {
@@ -159,19 +160,7 @@ impl Builder<'_> {
         )?;
         let x = self.vector_or_zero(&p("center"), b.center.as_ref(), dim)?;
         let v = self.vector_or_zero(&p("velocity"), b.velocity.as_ref(), dim)?;
-        let area = match &b.contact_area {
-            None => 1.0,
-            Some(toml::Value::String(s)) if s == "boundary" => 1.0,
-            Some(a) => match a.as_float().or_else(|| a.as_integer().map(|i| i as f64)) {
-                Some(a) => self.positive(&p("contact_area"), a)?,
-                None => {
-                    return Err(self.err(
-                        &p("contact_area"),
-                        format!("must be \"boundary\" or a positive number, got {a}"),
-                    ))
-                }
-            },
-        };
+        let area = self.contact_area(&p("contact_area"), b.contact_area.as_ref(), 1.0, true)?;
         let mut fixed = false;
         for (k, &f) in b.fixed.iter().enumerate() {
             if f != 0 {
@@ -202,12 +191,7 @@ impl Builder<'_> {
         model.mass.push(mass);
         model.contact_area.push(area);
         model.fixed.push(fixed);
-        model.bodies.push(BodyInfo {
-            name: b.name.clone().unwrap_or_else(|| format!("body{bi}")),
-            first_node: first,
-            nodes: 1,
-            springs: 0,
-        });
+        model.bodies.push(body_info(b, bi, first, 1, 0));
         Ok(())
     }
 }

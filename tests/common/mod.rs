@@ -1,6 +1,9 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod bad_scene;
+pub mod implicit;
+
 use springsim::scene::{self, Scene};
 
 /// Parses a scene from TOML text, panicking with the error (tests only).
@@ -21,8 +24,15 @@ impl Rng {
     }
 }
 
+/// The `[contact]` section of [`grid_scene`] and [`lattice_scene`]: d̂ 0.05 m, κ 1e4
+/// and the `barrier` kind.
+fn contact_section(barrier: &str) -> String {
+    format!("[contact]\ndhat = 0.05\nkappa = 1e4\nbarrier = \"{barrier}\"\n")
+}
+
 /// A 2D scene: a 3×2-cell grid near a slanted wall and the ground, with options spliced in.
 pub fn grid_scene(barrier: &str, integrator: &str, extra_body: &str) -> Scene {
+    let contact = contact_section(barrier);
     scene(&format!(
         r#"
 dimension = 2
@@ -30,11 +40,7 @@ dimension = 2
 dt = 0.01
 integrator = "{integrator}"
 cg_tolerance = 1e-12
-[contact]
-dhat = 0.05
-kappa = 1e4
-barrier = "{barrier}"
-[[walls]]
+{contact}[[walls]]
 type = "plane"
 point = [0.0, -0.6]
 normal = [0.0, 1.0]
@@ -55,17 +61,14 @@ spring_stiffness = 500.0
 
 /// A 3D scene: a 2×1×2 lattice above the ground and beside a slanted wall.
 pub fn lattice_scene(barrier: &str) -> Scene {
+    let contact = contact_section(barrier);
     scene(&format!(
         r#"
 dimension = 3
 [solver]
 dt = 0.01
 cg_tolerance = 1e-12
-[contact]
-dhat = 0.05
-kappa = 1e4
-barrier = "{barrier}"
-[[walls]]
+{contact}[[walls]]
 type = "plane"
 point = [0.0, -0.4, 0.0]
 normal = [0.0, 1.0, 0.0]
@@ -314,4 +317,12 @@ pub fn temp_dir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("springsim_{name}_{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
+}
+
+/// Asserts `|a − b| ≤ rel·max(|a|, |b|) + abs`, naming `what`.
+pub fn assert_close(a: f64, b: f64, rel: f64, abs: f64, what: &str) {
+    assert!(
+        (a - b).abs() <= rel * a.abs().max(b.abs()) + abs,
+        "{what}: {a} vs {b}"
+    );
 }

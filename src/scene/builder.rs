@@ -1,0 +1,131 @@
+//! The scene builder's validation context and its field checks: every error names
+//! the file, the dotted field, its line and the reason.
+
+use super::error::{self, SceneError};
+use super::format::{fmt_num, BodySection};
+use crate::model::BodyInfo;
+
+/// Validation context: knows the text to find line numbers of fields in.
+pub(super) struct Builder<'a> {
+    /// The scene text, to find line numbers of fields in.
+    pub(super) text: &'a str,
+    /// The file name errors name.
+    pub(super) file: &'a str,
+}
+
+impl Builder<'_> {
+    /// An error at the field with dotted `path` (array indices as numbers).
+    pub(super) fn err(&self, path: &str, reason: impl Into<String>) -> SceneError {
+        let segs: Vec<&str> = path.split('.').collect();
+        let display = segs
+            .iter()
+            .map(|s| {
+                if s.parse::<usize>().is_ok() {
+                    format!("[{s}]")
+                } else {
+                    format!(".{s}")
+                }
+            })
+            .collect::<String>();
+        SceneError {
+            file: self.file.to_string(),
+            field: Some(display.trim_start_matches('.').to_string()),
+            line: error::line_of_path(self.text, &segs),
+            reason: reason.into(),
+        }
+    }
+
+    /// `v` at `path` when it is a positive finite number.
+    pub(super) fn positive(&self, path: &str, v: f64) -> Result<f64, SceneError> {
+        if v.is_finite() && v > 0.0 {
+            Ok(v)
+        } else {
+            Err(self.err(
+                path,
+                format!("must be a positive finite number, got {}", fmt_num(v)),
+            ))
+        }
+    }
+
+    /// `v` at `path` when it has `len` finite components.
+    pub(super) fn vector(&self, path: &str, v: &[f64], len: usize) -> Result<Vec<f64>, SceneError> {
+        if v.len() != len {
+            return Err(self.err(path, format!("must have {len} components, got {}", v.len())));
+        }
+        if let Some(c) = v.iter().find(|c| !c.is_finite()) {
+            return Err(self.err(
+                path,
+                format!("must hold finite numbers, got {}", fmt_num(*c)),
+            ));
+        }
+        Ok(v.to_vec())
+    }
+
+    /// The vector at `path` checked by [`Self::vector`], or zeros where it is absent.
+    pub(super) fn vector_or_zero(
+        &self,
+        path: &str,
+        v: Option<&Vec<f64>>,
+        len: usize,
+    ) -> Result<Vec<f64>, SceneError> {
+        match v {
+            Some(v) => self.vector(path, v, len),
+            None => Ok(vec![0.0; len]),
+        }
+    }
+
+    /// Rejects the first key of `keys` (name, whether the file gives it) that is
+    /// given, at `{section}.{name}`, with the reason `why(name)`.
+    pub(super) fn reject_given(
+        &self,
+        section: &str,
+        keys: &[(&str, bool)],
+        why: impl Fn(&str) -> String,
+    ) -> Result<(), SceneError> {
+        match keys.iter().find(|(_, given)| *given) {
+            Some((key, _)) => Err(self.err(&format!("{section}.{key}"), why(key))),
+            None => Ok(()),
+        }
+    }
+
+    /// A body's `contact_area` at `path` (m² per contact node; m in 2D): `default`
+    /// where it is absent (or, when `boundary`, the string `"boundary"`), else a
+    /// positive number.
+    pub(super) fn contact_area(
+        &self,
+        path: &str,
+        v: Option<&toml::Value>,
+        default: f64,
+        boundary: bool,
+    ) -> Result<f64, SceneError> {
+        match v {
+            None => Ok(default),
+            Some(toml::Value::String(s)) if boundary && s == "boundary" => Ok(default),
+            Some(v) => match v.as_float().or_else(|| v.as_integer().map(|i| i as f64)) {
+                Some(a) => self.positive(path, a),
+                None if boundary => Err(self.err(
+                    path,
+                    format!("must be \"boundary\" or a positive number, got {v}"),
+                )),
+                None => Err(self.err(path, format!("must be a positive number, got {v}"))),
+            },
+        }
+    }
+}
+
+/// The [`BodyInfo`] of body `bi` (section `b`): its name (`body{bi}` by default), its
+/// first node, node count and spring count.
+pub(super) fn body_info(
+    b: &BodySection,
+    bi: usize,
+    first_node: usize,
+    nodes: usize,
+    springs: usize,
+) -> BodyInfo {
+    BodyInfo {
+        name: b.name.clone().unwrap_or_else(|| format!("body{bi}")),
+        first_node,
+        nodes,
+        springs,
+    }
+}
