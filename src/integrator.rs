@@ -4,7 +4,7 @@
 //! acceleration. Mirrored by the GPU's step kernels (shaders/integrator.wgsl).
 
 use crate::model::{Integrator, Model};
-use crate::par;
+use crate::parallel;
 use crate::potential::{node_potential_gradient, spring_gradients, Adjacency};
 
 /// Predicted position of one component: `xⁿ + h vⁿ` (Euler) or `xⁿ + h vⁿ + (h²/4) aⁿ` (Newmark).
@@ -50,7 +50,7 @@ pub fn initial_acceleration(model: &Model) -> Vec<f64> {
     let mut spring_grad = vec![0.0; model.springs.len() * dim];
     spring_gradients(model, &model.x0, &mut spring_grad);
     let mut acc = vec![0.0; model.num_nodes() * dim];
-    par::for_each_piece(&mut acc, dim, |i, out| {
+    parallel::for_each_piece(&mut acc, dim, |i, out| {
         if !model.fixed[i] {
             // No friction contact exists before the first step.
             let x = &model.x0;

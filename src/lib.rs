@@ -20,7 +20,7 @@ pub mod model;
 pub mod newton;
 pub mod nonsmooth;
 pub mod output;
-pub mod par;
+pub mod parallel;
 pub mod pcg;
 pub mod plot;
 pub mod potential;

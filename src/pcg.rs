@@ -1,7 +1,7 @@
 //! Preconditioned conjugate gradients for the symmetric positive (semi-)definite
 //! Newton systems, starting from zero (docs/PHYSICS.md).
 
-use crate::par;
+use crate::parallel;
 
 /// A symmetric linear operator `A` acting on flat vectors (the Newton matrix H,
 /// units N/m · s² = kg for the incremental potential's Hessian).
@@ -35,7 +35,7 @@ impl Preconditioner for BlockJacobi<'_> {
     fn apply(&self, r: &[f64], z: &mut [f64]) {
         let dim = self.dim;
         let dd = dim * dim;
-        par::for_each_piece(z, dim, |i, zi| {
+        parallel::for_each_piece(z, dim, |i, zi| {
             let b = &self.inverse_blocks[i * dd..(i + 1) * dd];
             let ri = &r[i * dim..(i + 1) * dim];
             for (k, zk) in zi.iter_mut().enumerate() {
@@ -83,7 +83,7 @@ pub fn pcg<A: LinearOperator + ?Sized, M: Preconditioner + ?Sized>(
     }
     x.iter_mut().for_each(|v| *v = 0.0);
     work.r.copy_from_slice(b);
-    let b_norm = par::dot(b, b).sqrt();
+    let b_norm = parallel::dot(b, b).sqrt();
     if b_norm == 0.0 {
         return PcgResult {
             iterations: 0,
@@ -93,11 +93,11 @@ pub fn pcg<A: LinearOperator + ?Sized, M: Preconditioner + ?Sized>(
     }
     pre.apply(&work.r, &mut work.z);
     work.d.copy_from_slice(&work.z);
-    let mut rz = par::dot(&work.r, &work.z);
+    let mut rz = parallel::dot(&work.r, &work.z);
     let mut rel = 1.0;
     for it in 0..max_iter {
         op.apply(&work.d, &mut work.q);
-        let dq = par::dot(&work.d, &work.q);
+        let dq = parallel::dot(&work.d, &work.q);
         if dq.is_nan() || dq <= 0.0 {
             // Direction of zero curvature: nothing more to gain along it.
             return PcgResult {
@@ -108,9 +108,9 @@ pub fn pcg<A: LinearOperator + ?Sized, M: Preconditioner + ?Sized>(
         }
         let alpha = rz / dq;
         let (d, q) = (&work.d, &work.q);
-        par::for_each_piece(x, 1, |i, xi| xi[0] += alpha * d[i]);
-        par::for_each_piece(&mut work.r, 1, |i, ri| ri[0] -= alpha * q[i]);
-        rel = par::dot(&work.r, &work.r).sqrt() / b_norm;
+        parallel::for_each_piece(x, 1, |i, xi| xi[0] += alpha * d[i]);
+        parallel::for_each_piece(&mut work.r, 1, |i, ri| ri[0] -= alpha * q[i]);
+        rel = parallel::dot(&work.r, &work.r).sqrt() / b_norm;
         if rel <= tol {
             return PcgResult {
                 iterations: it + 1,
@@ -119,11 +119,11 @@ pub fn pcg<A: LinearOperator + ?Sized, M: Preconditioner + ?Sized>(
             };
         }
         pre.apply(&work.r, &mut work.z);
-        let rz_new = par::dot(&work.r, &work.z);
+        let rz_new = parallel::dot(&work.r, &work.z);
         let beta = rz_new / rz;
         rz = rz_new;
         let z = &work.z;
-        par::for_each_piece(&mut work.d, 1, |i, di| di[0] = z[i] + beta * di[0]);
+        parallel::for_each_piece(&mut work.d, 1, |i, di| di[0] = z[i] + beta * di[0]);
     }
     PcgResult {
         iterations: max_iter,

@@ -10,7 +10,7 @@ use crate::contact;
 use crate::energy::gravity::gravity_gradient;
 use crate::energy::spring::spring_gradient;
 use crate::model::Model;
-use crate::par;
+use crate::parallel;
 
 /// Largest supported dimension (for stack scratch arrays).
 pub const MAX_DIM: usize = 3;
@@ -28,7 +28,7 @@ pub fn diff(x: &[f64], a: u32, b: u32, dim: usize, out: &mut [f64; MAX_DIM]) {
 pub fn spring_gradients(m: &Model, x: &[f64], out: &mut [f64]) {
     let dim = m.dim;
     let springs = &m.springs;
-    par::for_each_piece(out, dim, |s, out| {
+    parallel::for_each_piece(out, dim, |s, out| {
         let sp = &springs[s];
         let mut d = [0.0; MAX_DIM];
         diff(x, sp.a, sp.b, dim, &mut d);

@@ -11,7 +11,7 @@ use crate::contact;
 use crate::energy::friction::{friction_gradient, friction_hessian};
 use crate::energy::inertia::inertia_hessian;
 use crate::energy::spring::spring_hessian;
-use crate::par;
+use crate::parallel;
 use crate::pcg::invert_block;
 use crate::potential::{diff, node_potential_gradient, spring_gradients, MAX_DIM};
 
@@ -37,7 +37,7 @@ impl CpuBackend {
         spring_gradients(&self.model, x, &mut self.spring_grad);
         if with_hessian {
             let weight = self.potential_weight;
-            par::for_each_piece(&mut self.spring_hess, dim * dim, |s, out| {
+            parallel::for_each_piece(&mut self.spring_hess, dim * dim, |s, out| {
                 let sp = &springs[s];
                 let mut d = [0.0; MAX_DIM];
                 diff(x, sp.a, sp.b, dim, &mut d);
@@ -79,7 +79,7 @@ impl CpuBackend {
             let this = &*self;
             let m = &this.model;
             let weight = this.potential_weight;
-            par::for_each_piece(&mut r, dim, |i, out| {
+            parallel::for_each_piece(&mut r, dim, |i, out| {
                 if m.fixed[i] {
                     out.iter_mut().for_each(|c| *c = 0.0);
                     return;
@@ -90,7 +90,7 @@ impl CpuBackend {
                     out[k] = -(inertia + weight * out[k]);
                 }
             });
-            par::for_each_piece(&mut newton_blocks, dim * dim, |i, out| {
+            parallel::for_each_piece(&mut newton_blocks, dim * dim, |i, out| {
                 out.iter_mut().for_each(|c| *c = 0.0);
                 let mi = inertia_hessian(m.mass[i]);
                 for k in 0..dim {
@@ -115,7 +115,7 @@ impl CpuBackend {
         {
             let this = &*self;
             let dd = dim * dim;
-            par::for_each_piece(&mut blocks, dd, |i, out| {
+            parallel::for_each_piece(&mut blocks, dd, |i, out| {
                 out.iter_mut().for_each(|c| *c = 0.0);
                 if this.model.fixed[i] {
                     return;

@@ -5,14 +5,14 @@
 use super::CpuBackend;
 use crate::contact;
 use crate::newton::Direction;
-use crate::par;
+use crate::parallel;
 use crate::pcg::PcgResult;
 
 impl CpuBackend {
     /// The [`Direction`] summary of the current `p` after a solve that ended in `res`.
     pub(super) fn direction_stats(&self, res: PcgResult) -> Direction {
         let dim = self.model.dim;
-        let norm = par::min(self.model.num_nodes(), |i| {
+        let norm = parallel::min(self.model.num_nodes(), |i| {
             -self.p[i * dim..(i + 1) * dim]
                 .iter()
                 .map(|c| c.abs())
@@ -45,7 +45,7 @@ impl CpuBackend {
         let m = &self.model;
         let dim = m.dim;
         let (x, p) = (&self.x, &self.p);
-        par::min(m.num_nodes(), |i| {
+        parallel::min(m.num_nodes(), |i| {
             let xi = &x[i * dim..(i + 1) * dim];
             let pi = &p[i * dim..(i + 1) * dim];
             contact::ccd_bound(m, xi, pi)

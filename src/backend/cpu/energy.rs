@@ -10,7 +10,7 @@ use crate::energy::friction::friction_value;
 use crate::energy::gravity::gravity_value;
 use crate::energy::inertia::inertia_value;
 use crate::energy::spring::spring_value;
-use crate::par;
+use crate::parallel;
 use crate::potential::{diff, MAX_DIM};
 
 impl CpuBackend {
@@ -19,7 +19,7 @@ impl CpuBackend {
         let m = &self.model;
         let dim = m.dim;
         let weight = self.potential_weight;
-        let nodes = par::sum(m.num_nodes(), |i| {
+        let nodes = parallel::sum(m.num_nodes(), |i| {
             let yi = &y[i * dim..(i + 1) * dim];
             let mut pot = gravity_value(m.mass[i], &m.gravity, yi);
             for b in contact::barrier_values(m, i, yi) {
@@ -37,7 +37,7 @@ impl CpuBackend {
     pub(super) fn spring_energy(&self, y: &[f64]) -> f64 {
         let dim = self.model.dim;
         let springs = &self.model.springs;
-        par::sum(springs.len(), |s| {
+        parallel::sum(springs.len(), |s| {
             let sp = &springs[s];
             let mut d = [0.0; MAX_DIM];
             diff(y, sp.a, sp.b, dim, &mut d);
@@ -51,7 +51,7 @@ impl CpuBackend {
     pub(super) fn energy_change_at(&mut self, alpha: f64) -> f64 {
         let mut trial = std::mem::take(&mut self.trial);
         let (x, p) = (&self.x, &self.p);
-        par::for_each_piece(&mut trial, 1, |i, t| t[0] = x[i] + alpha * p[i]);
+        parallel::for_each_piece(&mut trial, 1, |i, t| t[0] = x[i] + alpha * p[i]);
         let e = self.incremental_potential(&trial);
         self.trial = trial;
         e - self.current_energy
@@ -69,19 +69,19 @@ impl CpuBackend {
             sticking,
             sliding,
             dissipation,
-            kinetic: par::sum(m.num_nodes(), |i| {
+            kinetic: parallel::sum(m.num_nodes(), |i| {
                 inertia_value(
                     m.mass[i],
                     &v[i * dim..(i + 1) * dim],
                     &[0.0; MAX_DIM][..dim],
                 )
             }),
-            gravity: par::sum(m.num_nodes(), |i| {
+            gravity: parallel::sum(m.num_nodes(), |i| {
                 gravity_value(m.mass[i], &m.gravity, node(i))
             }),
             elastic: self.spring_energy(x),
-            barrier: par::sum(m.num_nodes(), |i| contact::barrier_value(m, i, node(i))),
-            min_wall_distance: par::min(m.num_nodes(), |i| contact::min_distance(m, node(i))),
+            barrier: parallel::sum(m.num_nodes(), |i| contact::barrier_value(m, i, node(i))),
+            min_wall_distance: parallel::min(m.num_nodes(), |i| contact::min_distance(m, node(i))),
         }
     }
 }

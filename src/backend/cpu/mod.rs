@@ -4,14 +4,14 @@
 //! spring's PSD-projected `d × d` block and each node's diagonal block (mass plus
 //! barrier) are computed once; the CG mat-vec gathers them per node over the
 //! node → springs adjacency, exactly as the WGSL kernels do. Large meshes are
-//! processed in parallel with a deterministic chunking ([`crate::par`]).
+//! processed in parallel with a deterministic chunking ([`crate::parallel`]).
 //!
 //! One file per WGSL kernel file: `src/backend/cpu/X.rs` is the twin of
 //! `shaders/kernels/X.wgsl` (assemble, energy, friction, direction_stats, step,
 //! newton_matvec, cg); the per-node contact layer is [`crate::contact`], twin of
 //! `shaders/contact.wgsl`. `line_search.wgsl` and `reduce_final.wgsl` have no CPU
 //! twin: the CPU's line search is the generic one of [`crate::newton`] and its
-//! reductions are [`crate::par`]'s. State names follow the WGSL ones (`r`,
+//! reductions are [`crate::parallel`]'s. State names follow the WGSL ones (`r`,
 //! `newton_blocks`, `preconditioner_blocks`, `friction_slots`, `potential_weight`).
 
 use super::{Backend, Diagnostics};

@@ -7,7 +7,7 @@
 
 use super::CpuBackend;
 use crate::model::Model;
-use crate::par;
+use crate::parallel;
 use crate::pcg::LinearOperator;
 
 /// The projected Newton matrix as a gather-by-node operator (fixed rows are zero).
@@ -49,7 +49,7 @@ impl LinearOperator for NewtonMatrix<'_> {
         let m = self.model;
         let dim = m.dim;
         let dd = dim * dim;
-        par::for_each_piece(out, dim, |i, yi| {
+        parallel::for_each_piece(out, dim, |i, yi| {
             yi.iter_mut().for_each(|c| *c = 0.0);
             if m.fixed[i] {
                 return;

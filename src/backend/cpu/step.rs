@@ -4,7 +4,7 @@
 
 use super::CpuBackend;
 use crate::integrator;
-use crate::par;
+use crate::parallel;
 
 impl CpuBackend {
     /// Stores xⁿ, predicts x̃ and lags the friction contacts at xⁿ (step_begin).
@@ -13,7 +13,7 @@ impl CpuBackend {
         let (integ, h) = (s.integrator, s.dt);
         self.xn.copy_from_slice(&self.x);
         let (xn, v, a) = (&self.xn, &self.v, &self.acc);
-        par::for_each_piece(&mut self.x_pred, 1, |i, o| {
+        parallel::for_each_piece(&mut self.x_pred, 1, |i, o| {
             o[0] = integrator::predict(integ, h, xn[i], v[i], a[i])
         });
         self.compute_friction_lag(false);
@@ -41,6 +41,6 @@ impl CpuBackend {
     /// x ← x + α p (advance).
     pub(super) fn advance_by(&mut self, alpha: f64) {
         let p = &self.p;
-        par::for_each_piece(&mut self.x, 1, |i, x| x[0] += alpha * p[i]);
+        parallel::for_each_piece(&mut self.x, 1, |i, x| x[0] += alpha * p[i]);
     }
 }
