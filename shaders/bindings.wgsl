@@ -1,6 +1,6 @@
 // Every GPU buffer of a scene, with one fixed binding number each (group 0).
 // Kernels import this file; the host reflects which bindings each entry point uses
-// (src/gpu/pipelines.rs) and builds its layout and bind group from that, so a
+// (src/backend/gpu/pipelines.rs) and builds its layout and bind group from that, so a
 // binding is declared exactly once. Vectors are flat arrays of n × dim reals.
 // #import common.wgsl
 

@@ -1,5 +1,5 @@
 // Scalars, constants and the GPU-side layouts shared by every kernel.
-// The Rust twins of these structs live in src/gpu/layout.rs; a test checks that the
+// The Rust twins of these structs live in src/backend/gpu/layout.rs; a test checks that the
 // sizes and offsets agree.
 
 // Every real number on the GPU; an f64 build would change this one line.

@@ -1,4 +1,4 @@
-//! Whole scenes on the GPU (DESIGN.md §3, tier C): the bundled scenes stepped on both
+//! Whole scenes on the GPU (ARCHITECTURE.md, tier C of the tests): the bundled scenes stepped on both
 //! backends side by side, with the GPU holding the invariants (no node at or behind a
 //! wall, accepted Newton iterates never raising E, no NaN) and staying within a stated
 //! distance of the f64 CPU reference.

@@ -1,7 +1,7 @@
 // Energies, one thread per element (node t and spring t): the incremental potential
 // (friction included) and the diagnostics at x, and the line-search change
 // E(x + α p) − E(x) summed per element, never as the difference of two large totals
-// (DESIGN.md §2). CPU twin: src/backend/cpu/energy.rs.
+// (ARCHITECTURE.md, "GPU rules"). CPU twin: src/backend/cpu/energy.rs.
 // Lanes of energy_total: sums = (E, kinetic, gravity, elastic), mixed.x = barrier,
 // mixed.z = min wall distance, mixed.w = 1 where a node is at or behind a wall.
 // Lanes of energy_change: sums.x = ΔE, mixed.w = 1 where the trial point is inadmissible.

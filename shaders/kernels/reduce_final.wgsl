@@ -1,6 +1,6 @@
 // Second pass of the two-pass reductions: one workgroup folds the partials of a
 // per-node or per-element kernel into results[0], which the host copies out.
-// No CPU twin: the CPU reduces with src/par.rs.
+// No CPU twin: the CPU reduces with src/parallel.rs.
 // #import state.wgsl
 
 @compute @workgroup_size(256)

@@ -1,5 +1,5 @@
 //! WGSL code generation for the scene's implicit walls: the module
-//! `generated/implicit_walls.wgsl` that the kernels import (`src/gpu/shaders.rs`
+//! `generated/implicit_walls.wgsl` that the kernels import (`src/backend/gpu/shaders.rs`
 //! resolves it from the scene instead of from `shaders/`). It defines
 //! `N_IMPLICIT_WALLS` and, dispatching on the wall index,
 //! `implicit_wall_value` (f32 value), `implicit_wall_dual` (value, gradient and

@@ -102,7 +102,7 @@ pub fn source(path: &str) -> Result<&'static str, String> {
         .iter()
         .find(|(p, _)| *p == path)
         .map(|(_, s)| *s)
-        .ok_or_else(|| format!("shader `{path}` is not embedded (src/gpu/shaders.rs)"))
+        .ok_or_else(|| format!("shader `{path}` is not embedded (src/backend/gpu/shaders.rs)"))
 }
 
 /// The complete WGSL module for `path`: its imports (recursively, each once) followed
