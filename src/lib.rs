@@ -16,6 +16,7 @@ pub mod implicit;
 pub mod integrator;
 pub mod interrupt;
 pub mod linear_solver;
+pub mod mas;
 pub mod model;
 pub mod newton;
 pub mod nonsmooth;

@@ -23,3 +23,25 @@ impl LinearSolver {
         }
     }
 }
+
+/// The preconditioner of the PCG direction solve (`[solver] preconditioner`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum PreconditionerKind {
+    /// Per node the inverse of H's diagonal block (both backends).
+    #[default]
+    BlockJacobi,
+    /// Multilevel additive Schwarz over Morton-ordered domains ([`crate::mas`]); CPU
+    /// backend only for now.
+    Mas,
+}
+
+impl PreconditionerKind {
+    /// The name used in scene files, on the command line and in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            PreconditionerKind::BlockJacobi => "block_jacobi",
+            PreconditionerKind::Mas => "mas",
+        }
+    }
+}

@@ -65,6 +65,8 @@ pub struct SolverParams {
     /// tangent bases are recomputed at the solution and the step is solved again,
     /// this many times at most (0: λ and T from the step start only).
     pub friction_updates: u32,
+    /// Preconditioner of the PCG direction solve.
+    pub preconditioner: crate::linear_solver::PreconditionerKind,
 }
 
 impl SolverParams {
@@ -79,7 +81,7 @@ impl Default for SolverParams {
     /// The defaults a scene gets for every `[solver]` key it leaves out (dt has none
     /// in a scene; 0.01 s here): the course's tolerance 1e-2 m/s, at least one and at
     /// most 200 Newton iterations, CG to 1e-6 in at most 10 000 iterations, 60
-    /// line-search halvings, no friction lagging updates.
+    /// line-search halvings, no friction lagging updates, block-Jacobi PCG.
     fn default() -> Self {
         Self {
             dt: 0.01,
@@ -91,6 +93,7 @@ impl Default for SolverParams {
             cg_max_iterations: 10_000,
             max_line_search_halvings: 60,
             friction_updates: 0,
+            preconditioner: crate::linear_solver::PreconditionerKind::BlockJacobi,
         }
     }
 }

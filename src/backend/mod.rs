@@ -43,6 +43,15 @@ pub struct DeviceCounters {
     pub memory_bytes: u64,
 }
 
+/// What building the preconditioner has cost so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct PreconditionerStats {
+    /// Seconds spent building it (factorisations), all steps together.
+    pub setup_seconds: f64,
+    /// Bytes it holds beyond the Newton node blocks.
+    pub memory_bytes: u64,
+}
+
 /// A simulator backend: the Newton system of the current step plus the step bookkeeping.
 pub trait Backend: NewtonSystem {
     /// Short name: `cpu` or `gpu`.
@@ -64,6 +73,11 @@ pub trait Backend: NewtonSystem {
     /// change of any λ (N); 0 where there is no friction.
     fn update_friction_lag(&mut self) -> f64 {
         0.0
+    }
+    /// What the preconditioner has cost so far (zero where it is built within the
+    /// assembly, as block-Jacobi is).
+    fn preconditioner_stats(&self) -> PreconditionerStats {
+        PreconditionerStats::default()
     }
     /// Host–device traffic so far (zero for backends without a device).
     fn counters(&self) -> DeviceCounters {

@@ -13,9 +13,10 @@ pub struct BenchArgs {
     /// CI runs; without it the full ladder to about a million nodes per family.
     #[arg(long)]
     pub quick: bool,
-    /// Backends to time, comma-separated: cpu (PCG), direct (sparse Cholesky on the
-    /// CPU), gpu. Default: all three; gpu rows then skip software adapters (lavapipe),
-    /// which run only when gpu is named here.
+    /// Backends to time, comma-separated: cpu (block-Jacobi PCG), cpu-mas (PCG with
+    /// the multilevel preconditioner), direct (sparse Cholesky on the CPU), gpu.
+    /// Default: all four; gpu rows then skip software adapters (lavapipe), which run
+    /// only when gpu is named here.
     #[arg(long, value_name = "LIST")]
     pub backends: Option<String>,
     /// Timed steps per entry (default 20, or 5 with --quick).
@@ -39,7 +40,12 @@ pub struct BenchArgs {
 pub fn main(args: BenchArgs) -> ExitCode {
     let (backends, explicit) = match &args.backends {
         None => (
-            vec![BenchBackend::Cpu, BenchBackend::Direct, BenchBackend::Gpu],
+            vec![
+                BenchBackend::Cpu,
+                BenchBackend::CpuMas,
+                BenchBackend::Direct,
+                BenchBackend::Gpu,
+            ],
             false,
         ),
         Some(list) => {
@@ -50,7 +56,7 @@ pub fn main(args: BenchArgs) -> ExitCode {
             match parsed {
                 Ok(v) if !v.is_empty() => (v, true),
                 Ok(_) => {
-                    eprintln!("error: --backends: give at least one of cpu, direct, gpu");
+                    eprintln!("error: --backends: give at least one of cpu, cpu-mas, direct, gpu");
                     return ExitCode::from(2);
                 }
                 Err(e) => {

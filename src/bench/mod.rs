@@ -10,6 +10,7 @@ pub mod table;
 use crate::backend::cpu::{CpuBackend, LinearSolver};
 use crate::backend::gpu::GpuBackend;
 use crate::backend::Backend;
+use crate::linear_solver::PreconditionerKind;
 use crate::sim::Simulation;
 use ladder::Entry;
 use serde::Serialize;
@@ -21,6 +22,9 @@ use std::time::Instant;
 pub enum BenchBackend {
     /// The f64 CPU backend with matrix-free block-Jacobi PCG.
     Cpu,
+    /// The f64 CPU backend with PCG and the multilevel additive Schwarz
+    /// preconditioner ([`crate::mas`]).
+    CpuMas,
     /// The f64 CPU backend with the sparse Cholesky direct solver.
     Direct,
     /// The f32 wgpu backend.
@@ -32,19 +36,21 @@ impl BenchBackend {
     pub fn name(self) -> &'static str {
         match self {
             BenchBackend::Cpu => "cpu",
+            BenchBackend::CpuMas => "cpu-mas",
             BenchBackend::Direct => "direct",
             BenchBackend::Gpu => "gpu",
         }
     }
 
-    /// Parses `cpu`, `direct` or `gpu`.
+    /// Parses `cpu`, `cpu-mas`, `direct` or `gpu`.
     pub fn parse(s: &str) -> Result<Self, String> {
         match s {
             "cpu" => Ok(BenchBackend::Cpu),
+            "cpu-mas" => Ok(BenchBackend::CpuMas),
             "direct" => Ok(BenchBackend::Direct),
             "gpu" => Ok(BenchBackend::Gpu),
             _ => Err(format!(
-                "--backends: unknown backend `{s}` (expected cpu, direct or gpu)"
+                "--backends: unknown backend `{s}` (expected cpu, cpu-mas, direct or gpu)"
             )),
         }
     }
@@ -76,7 +82,7 @@ pub struct BenchRow {
     pub nodes: usize,
     /// Springs.
     pub springs: usize,
-    /// `cpu`, `direct` or `gpu`.
+    /// `cpu`, `cpu-mas`, `direct` or `gpu`.
     pub backend: String,
     /// The device, in words (CPU model and threads, or the GPU adapter).
     pub device: String,
@@ -92,6 +98,11 @@ pub struct BenchRow {
     pub newton_per_step: Option<f64>,
     /// CG iterations per Newton direction solve (0 for the direct solver).
     pub cg_per_newton: Option<f64>,
+    /// Preconditioner setup per timed step (ms), where it is built apart from the
+    /// assembly (MAS); absent for block-Jacobi, whose inverses come with the assembly.
+    pub preconditioner_ms_per_step: Option<f64>,
+    /// Memory the preconditioner holds beyond the node blocks (MiB); MAS rows only.
+    pub preconditioner_mib: Option<f64>,
     /// Device memory of the scene's GPU buffers (MiB); GPU rows only.
     pub gpu_memory_mib: Option<f64>,
     /// Resident memory of the whole process after the timed steps, backend alive (MiB).
@@ -126,6 +137,8 @@ fn note_row(
         ms_per_step: None,
         newton_per_step: None,
         cg_per_newton: None,
+        preconditioner_ms_per_step: None,
+        preconditioner_mib: None,
         gpu_memory_mib: None,
         host_rss_mib: None,
         node_steps_per_s: None,
@@ -152,7 +165,7 @@ fn open(
 ) -> Result<Box<dyn Backend>, String> {
     let m = &scene.model;
     match backend {
-        BenchBackend::Cpu | BenchBackend::Direct => {
+        BenchBackend::Cpu | BenchBackend::CpuMas | BenchBackend::Direct => {
             use crate::scene::memory::{available_bytes, estimate_bytes};
             let (n, sp) = (m.num_nodes() as u64, m.springs.len() as u64);
             let need = estimate_bytes(m.dim as u64, n, sp).unwrap_or(u64::MAX);
@@ -180,9 +193,11 @@ fn open(
                 BenchBackend::Direct => LinearSolver::Direct,
                 _ => LinearSolver::Pcg,
             };
-            Ok(Box::new(
-                CpuBackend::new(m.clone()).with_linear_solver(solver),
-            ))
+            let mut m = m.clone();
+            if backend == BenchBackend::CpuMas {
+                m.solver.preconditioner = PreconditionerKind::Mas;
+            }
+            Ok(Box::new(CpuBackend::new(m).with_linear_solver(solver)))
         }
         BenchBackend::Gpu => {
             let g = GpuBackend::new(m.clone()).map_err(|e| format!("skipped: {e}"))?;
@@ -222,6 +237,7 @@ pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow
     }
     let (mut newton, mut cg, mut min_d) = (0u64, 0u64, f64::INFINITY);
     let mut stalled = None;
+    let setup0 = sim.backend().preconditioner_stats().setup_seconds;
     let t0 = Instant::now();
     for _ in 0..o.steps {
         match sim.step() {
@@ -253,6 +269,11 @@ pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow
     row.node_steps_per_s = Some(e.nodes() as f64 * steps / secs.max(1e-12));
     row.min_wall_distance = Some(min_d);
     row.host_rss_mib = resident_mib();
+    let pre = sim.backend().preconditioner_stats();
+    if pre.memory_bytes > 0 {
+        row.preconditioner_ms_per_step = Some((pre.setup_seconds - setup0) * 1e3 / steps);
+        row.preconditioner_mib = Some(pre.memory_bytes as f64 / 1048576.0);
+    }
     let mem = sim.backend().counters().memory_bytes;
     if backend == BenchBackend::Gpu {
         row.gpu_memory_mib = Some(mem as f64 / 1048576.0);

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 /// Columns of `bench.csv`, in order.
-pub const CSV_COLUMNS: [&str; 18] = [
+pub const CSV_COLUMNS: [&str; 20] = [
     "scene",
     "dimension",
     "nodes",
@@ -19,6 +19,8 @@ pub const CSV_COLUMNS: [&str; 18] = [
     "ms_per_step",
     "newton_per_step",
     "cg_per_newton",
+    "preconditioner_ms_per_step",
+    "preconditioner_mib",
     "gpu_memory_mib",
     "host_rss_mib",
     "node_steps_per_s",
@@ -68,6 +70,8 @@ pub fn csv(rows: &[BenchRow], date_utc: &str) -> String {
             opt(r.ms_per_step),
             opt(r.newton_per_step),
             opt(r.cg_per_newton),
+            opt(r.preconditioner_ms_per_step),
+            opt(r.preconditioner_mib),
             opt(r.gpu_memory_mib),
             opt(r.host_rss_mib),
             opt(r.node_steps_per_s),
@@ -85,7 +89,7 @@ pub fn csv(rows: &[BenchRow], date_utc: &str) -> String {
 pub fn line(r: &BenchRow) -> String {
     let f = |v: Option<f64>, prec: usize| v.map_or("-".to_string(), |x| format!("{x:.prec$}"));
     let mut s = format!(
-        "{:<16} {:>9} {:>9} {:<7} {:>11} {:>8} {:>8} {:>9} {:>9} {:>12}",
+        "{:<16} {:>9} {:>9} {:<7} {:>11} {:>8} {:>8} {:>8} {:>9} {:>9} {:>12}",
         r.scene,
         r.nodes,
         r.springs,
@@ -93,6 +97,7 @@ pub fn line(r: &BenchRow) -> String {
         f(r.ms_per_step, 3),
         f(r.newton_per_step, 2),
         f(r.cg_per_newton, 1),
+        f(r.preconditioner_ms_per_step, 2),
         f(r.gpu_memory_mib, 1),
         f(r.host_rss_mib, 0),
         r.node_steps_per_s
@@ -107,7 +112,7 @@ pub fn line(r: &BenchRow) -> String {
 /// The text table's header line.
 pub fn header() -> String {
     format!(
-        "{:<16} {:>9} {:>9} {:<7} {:>11} {:>8} {:>8} {:>9} {:>9} {:>12}",
+        "{:<16} {:>9} {:>9} {:<7} {:>11} {:>8} {:>8} {:>8} {:>9} {:>9} {:>12}",
         "scene",
         "nodes",
         "springs",
@@ -115,6 +120,7 @@ pub fn header() -> String {
         "ms/step",
         "newton",
         "cg/newt",
+        "pre ms",
         "gpu MiB",
         "rss MiB",
         "node-steps/s"

@@ -4,7 +4,7 @@ use super::out_dir_error;
 use crate::backend::cpu::CpuBackend;
 use crate::backend::gpu::GpuBackend;
 use crate::backend::Backend;
-use crate::linear_solver::LinearSolver;
+use crate::linear_solver::{LinearSolver, PreconditionerKind};
 use crate::run::{run, RunOptions, Summary};
 use crate::scene::{self, Scene};
 use std::io::IsTerminal;
@@ -55,6 +55,11 @@ pub struct RunArgs {
     /// pcg); `direct` is the sparse Cholesky baseline, CPU backend only.
     #[arg(long, value_enum)]
     pub linear_solver: Option<LinearSolver>,
+    /// Preconditioner of the PCG solve (default: the scene's `[solver]
+    /// preconditioner`, else block-jacobi); `mas` is the multilevel additive Schwarz
+    /// preconditioner, CPU backend only so far.
+    #[arg(long, value_enum)]
+    pub preconditioner: Option<PreconditionerKind>,
     /// Exit with status 0 even when some steps stalled (made no progress); the
     /// summary still says `stalled`. Without it such a run exits with status 3.
     #[arg(long)]
@@ -70,6 +75,13 @@ pub fn make_backend(
     quiet: bool,
 ) -> Result<Box<dyn Backend>, String> {
     let cpu = || CpuBackend::new(scene.model.clone()).with_linear_solver(scene.linear_solver);
+    if scene.model.solver.preconditioner == PreconditionerKind::Mas {
+        // The multilevel preconditioner exists on the CPU only so far.
+        return match choice {
+            BackendChoice::Gpu => Err("--backend gpu: solver.preconditioner = \"mas\" runs on the CPU backend only so far; use --preconditioner block-jacobi or --backend cpu".into()),
+            _ => Ok(Box::new(cpu())),
+        };
+    }
     if scene.linear_solver == LinearSolver::Direct {
         // The direct solver exists on the CPU only; auto picks the CPU for it.
         return match choice {
@@ -136,6 +148,9 @@ struct Prepared {
 /// bad argument.
 fn prepare(args: &RunArgs) -> Result<Prepared, String> {
     let mut scene = scene::load(&args.scene).map_err(|e| e.to_string())?;
+    if let Some(pre) = args.preconditioner {
+        scene.model.solver.preconditioner = pre;
+    }
     if let Some(ls) = args.linear_solver {
         scene.linear_solver = ls;
     }

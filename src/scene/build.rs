@@ -114,6 +114,7 @@ impl Builder<'_> {
                 def.max_line_search_halvings,
             )?,
             friction_updates: s.friction_updates.unwrap_or(def.friction_updates),
+            preconditioner: s.preconditioner.unwrap_or(def.preconditioner),
         };
         let gravity = match &s.gravity {
             Some(g) => self.vector("solver.gravity", g, dim)?,

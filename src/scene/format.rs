@@ -58,6 +58,8 @@ pub struct SolverSection {
     pub gravity: Option<Vec<f64>>,
     /// Newton direction solver of the CPU backend: `pcg` (default) or `direct`.
     pub linear_solver: Option<crate::linear_solver::LinearSolver>,
+    /// Preconditioner of the PCG solve: `block_jacobi` (default) or `mas`.
+    pub preconditioner: Option<crate::linear_solver::PreconditionerKind>,
 }
 
 /// `[contact]`.

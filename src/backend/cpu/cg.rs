@@ -1,10 +1,12 @@
 //! The backend's part of the Newton direction solve; CPU twin of
 //! `shaders/kernels/cg.wgsl`: the generic PCG of [`crate::pcg`] on the Newton
 //! matrix ([`super::newton_matvec`]) with the block-Jacobi preconditioner
-//! ([`BlockJacobi`]) from the assembly, or the sparse direct baseline.
+//! ([`BlockJacobi`]) from the assembly or the multilevel one ([`crate::mas`]), or the
+//! sparse direct baseline.
 
 use super::{CpuBackend, LinearSolver};
-use crate::pcg::{pcg, BlockJacobi, PcgResult};
+use crate::mas::BlockMatrix;
+use crate::pcg::{pcg, BlockJacobi, PcgResult, Preconditioner};
 
 impl CpuBackend {
     /// Solves `H p = r` for the Newton direction `p` (m) with the configured linear
@@ -19,24 +21,52 @@ impl CpuBackend {
         let mut p = std::mem::take(&mut self.p);
         let mut work = std::mem::take(&mut self.work);
         // PCG also stands in should a factorisation ever fail (H is SPD, so it should not).
-        let res = direct.unwrap_or_else(|| {
-            let preconditioner = BlockJacobi {
-                dim: self.model.dim,
-                inverse_blocks: &self.preconditioner_blocks,
-            };
-            pcg(
-                &self.operator(),
-                &preconditioner,
-                &self.r,
-                &mut p,
-                tol,
-                max_iter,
-                &mut work,
-            )
-        });
+        let res = match direct {
+            Some(res) => res,
+            None => {
+                let mut mas = self.mas.take();
+                if let Some(mas) = &mut mas {
+                    let start = std::time::Instant::now();
+                    mas.factor(&self.block_matrix());
+                    self.preconditioner_seconds += start.elapsed().as_secs_f64();
+                }
+                let jacobi = BlockJacobi {
+                    dim: self.model.dim,
+                    inverse_blocks: &self.preconditioner_blocks,
+                };
+                let pre: &dyn Preconditioner = match &mas {
+                    Some(m) => m,
+                    None => &jacobi,
+                };
+                let res = pcg(
+                    &self.operator(),
+                    pre,
+                    &self.r,
+                    &mut p,
+                    tol,
+                    max_iter,
+                    &mut work,
+                );
+                self.mas = mas;
+                res
+            }
+        };
         self.p = p;
         self.work = work;
         self.last_pcg = Some(res);
         res
+    }
+
+    /// H as node and spring blocks, for the multilevel preconditioner.
+    fn block_matrix(&self) -> BlockMatrix<'_> {
+        BlockMatrix {
+            dim: self.model.dim,
+            node_blocks: &self.newton_blocks,
+            spring_blocks: &self.spring_hess,
+            springs: &self.model.springs,
+            adj_offsets: &self.adj_offsets,
+            adj_springs: &self.adj_springs,
+            fixed: &self.model.fixed,
+        }
     }
 }

@@ -14,8 +14,9 @@
 //! reductions are [`crate::parallel`]'s. State names follow the WGSL ones (`r`,
 //! `newton_blocks`, `preconditioner_blocks`, `friction_slots`, `potential_weight`).
 
-use super::{Backend, Diagnostics};
+use super::{Backend, Diagnostics, PreconditionerStats};
 use crate::integrator;
+use crate::linear_solver::PreconditionerKind;
 use crate::model::Model;
 use crate::newton::{Direction, NewtonSystem};
 use crate::pcg::{PcgResult, PcgWork};
@@ -60,6 +61,10 @@ pub struct CpuBackend {
     last_pcg: Option<PcgResult>,
     linear_solver: LinearSolver,
     direct: Option<direct::DirectSolver>,
+    /// The multilevel preconditioner, when `solver.preconditioner = "mas"`.
+    mas: Option<crate::mas::Mas>,
+    /// Seconds spent building preconditioners so far.
+    preconditioner_seconds: f64,
     /// Walls (plane, then implicit) per node in the friction arrays; 0 without friction.
     friction_slots: usize,
     /// Lagged normal force λ (N) per node and wall, from the start of the step.
@@ -116,6 +121,15 @@ impl CpuBackend {
             last_pcg: None,
             linear_solver: LinearSolver::Pcg,
             direct: None,
+            mas: match model.solver.preconditioner {
+                PreconditionerKind::Mas => Some(crate::mas::Mas::new(
+                    &model.x0,
+                    dim,
+                    crate::mas::DEFAULT_DOMAIN,
+                )),
+                PreconditionerKind::BlockJacobi => None,
+            },
+            preconditioner_seconds: 0.0,
             model,
         }
     }
@@ -198,6 +212,14 @@ impl NewtonSystem for CpuBackend {
 }
 
 impl Backend for CpuBackend {
+    fn preconditioner_stats(&self) -> PreconditionerStats {
+        // The MAS factorisations; the block-Jacobi inverses are part of the assembly.
+        PreconditionerStats {
+            setup_seconds: self.preconditioner_seconds,
+            memory_bytes: self.mas.as_ref().map_or(0, |m| m.memory_bytes()),
+        }
+    }
+
     fn name(&self) -> &'static str {
         "cpu"
     }

@@ -36,6 +36,11 @@ pub fn friction_slots(model: &Model) -> usize {
 /// walls than its fixed tables, more nodes or springs than 32-bit indices reach.
 fn check_limits(model: &Model) -> Result<(), String> {
     let dim = model.dim;
+    if model.solver.preconditioner == crate::linear_solver::PreconditionerKind::Mas {
+        return Err(
+            "solver.preconditioner = \"mas\" runs on the CPU backend only so far; use block_jacobi on the GPU".into(),
+        );
+    }
     if !(dim == 2 || dim == 3) {
         return Err(format!("the GPU backend needs dimension 2 or 3, got {dim}"));
     }
