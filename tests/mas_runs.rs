@@ -72,8 +72,8 @@ fn mas_ends_where_block_jacobi_ends_with_fewer_cg_iterations() {
         .fold(0.0, f64::max);
     assert!(diff < 1e-6, "final positions differ by {diff} m");
     eprintln!("CG iterations over 40 steps: block-Jacobi {cg_j}, MAS {cg_m}");
-    // Measured: 4145 against 5945. This square is mass-dominated (k h² / m ≈ 2), where
-    // block-Jacobi is already fair; the stiff grid of the unit tests gains 4×.
+    // Measured: 3694 against 5945. This square is mass-dominated (k h² / m ≈ 2), where
+    // block-Jacobi is already fair; the stiff grid of the unit tests gains 5×.
     assert!(10 * cg_m < 8 * cg_j, "MAS {cg_m} vs block-Jacobi {cg_j}");
 }
 

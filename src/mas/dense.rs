@@ -2,53 +2,61 @@
 //! and the solve with the factor, for the preconditioner's domain matrices.
 
 /// Factors the symmetric `m × m` matrix `a` (row-major, lower triangle read) in place
-/// into `L` with `a = L Lᵀ` (lower triangle written; the upper triangle is left as
-/// it was). A pivot that is not positive relative to its original diagonal
-/// (rounding in a nearly singular matrix) is replaced by that diagonal, or by 1 where
-/// the diagonal is not positive, so the factor always exists; returns how many pivots
-/// were replaced.
+/// into `L` with `a = L Lᵀ`: `L` in the lower triangle and its transpose mirrored
+/// into the upper one, so both triangular solves read rows. A pivot that is not
+/// positive relative to its original diagonal (rounding in a nearly singular
+/// matrix) is replaced by that diagonal, or by 1 where the diagonal is not positive,
+/// so the factor always exists; returns how many pivots were replaced.
 pub fn cholesky_in_place(a: &mut [f64], m: usize) -> usize {
     let mut replaced = 0;
     for j in 0..m {
-        let diag = a[j * m + j];
-        let mut d = diag;
-        for k in 0..j {
-            d -= a[j * m + k] * a[j * m + k];
-        }
+        let row_j = &mut a[j * m..(j + 1) * m];
+        let diag = row_j[j];
+        let d = diag - dot(&row_j[..j], &row_j[..j]);
         // (also catches a NaN pivot)
-        if d.is_nan() || d <= 1e-12 * diag.abs() {
-            d = if diag > 0.0 { diag } else { 1.0 };
+        let d = if d.is_nan() || d <= 1e-12 * diag.abs() {
             replaced += 1;
-        }
-        let l = d.sqrt();
-        a[j * m + j] = l;
-        for i in j + 1..m {
-            let mut s = a[i * m + j];
-            for k in 0..j {
-                s -= a[i * m + k] * a[j * m + k];
+            if diag > 0.0 {
+                diag
+            } else {
+                1.0
             }
-            a[i * m + j] = s / l;
+        } else {
+            d
+        };
+        let l = d.sqrt();
+        row_j[j] = l;
+        for i in j + 1..m {
+            let (upper, lower) = a.split_at_mut(i * m);
+            let row_j = &upper[j * m..j * m + j];
+            let row_i = &mut lower[..m];
+            row_i[j] = (row_i[j] - dot(&row_i[..j], row_j)) / l;
+        }
+    }
+    for i in 0..m {
+        for k in i + 1..m {
+            a[i * m + k] = a[k * m + i];
         }
     }
     replaced
+}
+
+/// `Σ a_k b_k`.
+#[inline]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 /// Solves `L Lᵀ y = b` in place (`b` becomes `y`) with the factor of
 /// [`cholesky_in_place`].
 pub fn cholesky_solve(l: &[f64], m: usize, b: &mut [f64]) {
     for i in 0..m {
-        let mut s = b[i];
-        for k in 0..i {
-            s -= l[i * m + k] * b[k];
-        }
-        b[i] = s / l[i * m + i];
+        let row = &l[i * m..i * m + i];
+        b[i] = (b[i] - dot(row, &b[..i])) / l[i * m + i];
     }
     for i in (0..m).rev() {
-        let mut s = b[i];
-        for k in i + 1..m {
-            s -= l[k * m + i] * b[k];
-        }
-        b[i] = s / l[i * m + i];
+        let row = &l[i * m + i + 1..(i + 1) * m];
+        b[i] = (b[i] - dot(row, &b[i + 1..m])) / l[i * m + i];
     }
 }
 

@@ -97,6 +97,7 @@ impl System {
             adj_offsets: &self.adj_offsets,
             adj_springs: &self.adj_springs,
             fixed: &self.fixed,
+            x: &self.x,
         }
     }
 

@@ -67,6 +67,7 @@ impl CpuBackend {
             adj_offsets: &self.adj_offsets,
             adj_springs: &self.adj_springs,
             fixed: &self.model.fixed,
+            x: &self.x,
         }
     }
 }

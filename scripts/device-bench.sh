@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The GPU figures on a machine with a hardware GPU, in one call of under ten minutes.
+#
+#   scripts/device-bench.sh prepare        # here: build once, carry what the device needs
+#   scripts/device-bench.sh run OUT        # there: every GPU figure into OUT
+#   scripts/device-bench.sh collect DIR    # here: OUT's files into benchmarks/<device>/
+#
+# `prepare` builds the release binary and the hot-path benchmark on this machine
+# (x86-64, like the device machine, which has no Rust toolchain and no registry),
+# strips them into .devbin/ (a binary with debuginfo is larger than the 64 MiB a
+# call carries) and downloads the Vulkan loader into .gl/ as Debian packages. Both
+# folders are ignored by git; a device call carries them:
+#   carry [".devbin", ".gl"], command "scripts/device-bench.sh run $OUT"
+# `run` unpacks the loader, names the adapter, then runs
+#   - the bench ladder on the GPU and on the CPU (all the host's cores), squares to
+#     1M nodes, lattices and cloth (bench.csv, bench.json, bench.txt);
+#   - the per-CG-iteration time from the hot-path benchmark, against the bandwidth
+#     bound in bench.csv's gpu_cg_bytes_per_iter (hot_paths.txt);
+#   - the GPU–CPU agreement table of BENCHMARKS.md's `compare` scenes (compare.txt).
+# `collect` copies them to benchmarks/<device>/ with the adapter line as device.txt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+prepare() {
+    cargo build --release --locked
+    cargo bench --locked --bench hot_paths --no-run 2>&1 | tee /tmp/hot_paths_build.txt
+    local hp
+    hp=$(grep -o 'target/release/deps/hot_paths-[0-9a-f]*' /tmp/hot_paths_build.txt | tail -1)
+    mkdir -p .devbin
+    strip -o .devbin/springsim target/release/springsim
+    strip -o .devbin/hot_paths "$hp"
+    mkdir -p .gl /tmp/amd64/partial
+    local o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+    # shellcheck disable=SC2086
+    apt-get $o update -qq
+    # shellcheck disable=SC2086
+    (cd .gl && apt-get $o download libvulkan1)
+    du -sh .devbin .gl
+}
+
+run() {
+    local out=$1
+    mkdir -p "$out"
+    for f in .gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+    if [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
+        export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+    fi
+    export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
+    local bin=.devbin/springsim
+    $bin devices | tee "$out/devices.txt"
+    # The ladder: every backend, to about a million nodes per family.
+    timeout 330 $bin bench --backends gpu,cpu,cpu-mas --steps 5 --warmup 2 --out "$out" \
+        | tee "$out/bench.txt" || echo "bench ended early (status $?)" | tee -a "$out/bench.txt"
+    # One CG iteration: the direction with 65 and with 1 CG iterations.
+    SPRINGSIM_BENCH_CELLS=256,1024 timeout 150 .devbin/hot_paths --bench --warm-up-time 1 \
+        --measurement-time 3 direction 2>&1 | tee "$out/hot_paths.txt" || true
+    # GPU–CPU agreement (BENCHMARKS.md's compare scenes).
+    {
+        for s in "scenes/square_drop.toml --steps 500" lattice_drop cloth_drop balls_3d \
+            "square_on_slope --steps 800" cube_on_slope block_thrown; do
+            # shellcheck disable=SC2086
+            timeout 60 $bin compare $s || echo "compare $s: status $?"
+        done
+    } 2>&1 | tee "$out/compare.txt"
+}
+
+collect() {
+    local dir=$1
+    local device
+    device=$(grep -m1 -v '^$' "$dir/devices.txt" | sed 's/[^A-Za-z0-9]\+/-/g; s/^-//; s/-$//' | cut -c1-60)
+    mkdir -p "benchmarks/$device"
+    cp "$dir"/*.txt "$dir"/bench.csv "$dir"/bench.json "benchmarks/$device/" 2>/dev/null || true
+    echo "benchmarks/$device"
+}
+
+case "${1:-}" in
+prepare) prepare ;;
+run) run "${2:?OUT folder}" ;;
+collect) collect "${2:?folder with run's files}" ;;
+*)
+    echo "usage: scripts/device-bench.sh prepare | run OUT | collect DIR" >&2
+    exit 2
+    ;;
+esac
