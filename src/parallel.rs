@@ -29,6 +29,18 @@ where
     }
 }
 
+/// As [`for_each_piece`] for pieces that are each much work (a dense factorisation,
+/// say): every piece may go to its own task, however few there are. The pieces are
+/// independent, so the result does not depend on the thread count either.
+pub fn for_each_heavy_piece<F>(out: &mut [f64], width: usize, f: F)
+where
+    F: Fn(usize, &mut [f64]) + Sync + Send,
+{
+    out.par_chunks_mut(width)
+        .enumerate()
+        .for_each(|(i, o)| f(i, o));
+}
+
 /// `Σ_{i<n} f(i)`, summed chunk by chunk in a fixed order.
 pub fn sum<F>(n: usize, f: F) -> f64
 where

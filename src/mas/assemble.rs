@@ -100,26 +100,30 @@ impl Mas {
             let oa = (sa - d * b) * q;
             frames.basis(sa, &x[i * dim..(i + 1) * dim], &mut pi);
             let pi = &pi[..dim * q];
-            sandwich(
-                pi,
-                &h.node_blocks[i * dd..(i + 1) * dd],
-                pi,
-                dim,
-                q,
-                &mut blk,
-            );
+            // H_ii (node block plus every spring's block) once, then the couplings
+            // inside the domain.
+            let mut hii = [0.0; 9];
+            hii[..dd].copy_from_slice(&h.node_blocks[i * dd..(i + 1) * dd]);
+            for e in h.adj_offsets[i]..h.adj_offsets[i + 1] {
+                let s = h.adj_springs[e as usize] as usize;
+                for (hk, sk) in hii[..dd]
+                    .iter_mut()
+                    .zip(&h.spring_blocks[s * dd..(s + 1) * dd])
+                {
+                    *hk += sk;
+                }
+            }
+            sandwich(pi, &hii[..dd], pi, dim, q, &mut blk);
             add(a, m, oa, oa, &blk[..q * q], q, 1.0);
             for e in h.adj_offsets[i]..h.adj_offsets[i + 1] {
                 let s = h.adj_springs[e as usize] as usize;
                 let sp = &h.springs[s];
                 let j = if sp.a as usize == i { sp.b } else { sp.a } as usize;
-                let sb = &h.spring_blocks[s * dd..(s + 1) * dd];
-                sandwich(pi, sb, pi, dim, q, &mut blk);
-                add(a, m, oa, oa, &blk[..q * q], q, 1.0);
                 let rj = self.rank[j] as usize;
                 if self.free[j] && rj >= first && rj < last {
                     let sj = rj / span;
                     frames.basis(sj, &x[j * dim..(j + 1) * dim], &mut pj);
+                    let sb = &h.spring_blocks[s * dd..(s + 1) * dd];
                     sandwich(pi, sb, &pj[..dim * q], dim, q, &mut blk);
                     add(a, m, oa, (sj - d * b) * q, &blk[..q * q], q, -1.0);
                 }

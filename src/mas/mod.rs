@@ -171,7 +171,7 @@ impl Mas {
             }
             let (m, frames) = (part.m(self.domain), &part.frames);
             let this = &*self;
-            parallel::for_each_piece(&mut part.factors, m * m, |d, a| {
+            parallel::for_each_heavy_piece(&mut part.factors, m * m, |d, a| {
                 if level == 0 {
                     this.assemble_nodes(h, d, a);
                 } else {
@@ -225,7 +225,7 @@ impl Preconditioner for Mas {
         let mut levels = self.restrict(r);
         for (v, part) in levels.iter_mut().zip(&self.parts) {
             let (m, f) = (part.m(b), &part.factors);
-            parallel::for_each_piece(v, m, |d, y| {
+            parallel::for_each_heavy_piece(v, m, |d, y| {
                 cholesky_solve(&f[d * m * m..(d + 1) * m * m], m, y)
             });
         }
