@@ -12,10 +12,10 @@
 # folders are ignored by git; a device call carries them:
 #   carry [".devbin", ".gl"], command "scripts/device-bench.sh run $OUT"
 # `run` unpacks the loader, names the adapter, then runs
-#   - the bench ladder on the GPU and on the CPU (all the host's cores), squares to
-#     1M nodes, lattices and cloth (bench.csv, bench.json, bench.txt);
-#   - the per-CG-iteration time from the hot-path benchmark, against the bandwidth
-#     bound in bench.csv's gpu_cg_bytes_per_iter (hot_paths.txt);
+#   - the bench ladder on the GPU and on the CPU (all the host's cores, block-Jacobi
+#     and MAS), squares to 1M nodes, lattices and cloth (bench-gpu.*, bench-cpu.*);
+#   - the per-CG-iteration time from the hot-path benchmark at 66k nodes, against
+#     the bandwidth bound in bench.csv's gpu_cg_bytes_per_iter (hot_paths.txt);
 #   - the GPU–CPU agreement table of BENCHMARKS.md's `compare` scenes (compare.txt).
 # `collect` copies them to benchmarks/<device>/ with the adapter line as device.txt.
 set -euo pipefail
@@ -49,18 +49,24 @@ run() {
     export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
     local bin=.devbin/springsim
     $bin devices | tee "$out/devices.txt"
-    # The ladder: every backend, to about a million nodes per family.
-    timeout 330 $bin bench --backends gpu,cpu,cpu-mas --steps 5 --warmup 2 --out "$out" \
-        | tee "$out/bench.txt" || echo "bench ended early (status $?)" | tee -a "$out/bench.txt"
-    # One CG iteration: the direction with 65 and with 1 CG iterations.
-    SPRINGSIM_BENCH_CELLS=256,1024 timeout 150 .devbin/hot_paths --bench --warm-up-time 1 \
-        --measurement-time 3 direction 2>&1 | tee "$out/hot_paths.txt" || true
+    # The ladder to about a million nodes per family: the GPU rows in full, then the
+    # CPU rows (block-Jacobi and MAS, every core) with fewer steps; rows print as
+    # they finish, so a timeout keeps the ones done. (At most 8 files come back.)
+    timeout 240 $bin bench --backends gpu --steps 5 --warmup 2 --out /tmp/bench-gpu \
+        | tee "$out/bench-gpu.txt" || echo "bench ended early (status $?)" | tee -a "$out/bench-gpu.txt"
+    cp /tmp/bench-gpu/bench.csv "$out/bench-gpu.csv" 2>/dev/null || true
+    timeout 170 $bin bench --backends cpu,cpu-mas --steps 2 --warmup 1 --out /tmp/bench-cpu \
+        | tee "$out/bench-cpu.txt" || echo "bench ended early (status $?)" | tee -a "$out/bench-cpu.txt"
+    cp /tmp/bench-cpu/bench.csv "$out/bench-cpu.csv" 2>/dev/null || true
+    # One GPU CG iteration: the direction with 65 and with 1 CG iterations, 66k nodes.
+    SPRINGSIM_BENCH_CELLS=256 timeout 60 .devbin/hot_paths --bench --warm-up-time 1 \
+        --measurement-time 3 gpu/direction 2>&1 | tee "$out/hot_paths.txt" || true
     # GPU–CPU agreement (BENCHMARKS.md's compare scenes).
     {
         for s in "scenes/square_drop.toml --steps 500" lattice_drop cloth_drop balls_3d \
             "square_on_slope --steps 800" cube_on_slope block_thrown; do
             # shellcheck disable=SC2086
-            timeout 60 $bin compare $s || echo "compare $s: status $?"
+            timeout 40 $bin compare $s || echo "compare $s: status $?"
         done
     } 2>&1 | tee "$out/compare.txt"
 }
@@ -70,14 +76,14 @@ collect() {
     local device
     device=$(grep -m1 -v '^$' "$dir/devices.txt" | sed 's/[^A-Za-z0-9]\+/-/g; s/^-//; s/-$//' | cut -c1-60)
     mkdir -p "benchmarks/$device"
-    cp "$dir"/*.txt "$dir"/bench.csv "$dir"/bench.json "benchmarks/$device/" 2>/dev/null || true
+    cp "$dir"/*.txt "$dir"/*.csv "benchmarks/$device/"
     echo "benchmarks/$device"
 }
 
 case "${1:-}" in
 prepare) prepare ;;
 run) run "${2:?OUT folder}" ;;
-collect) collect "${2:?folder with run's files}" ;;
+collect) collect "${2:?folder with the run files}" ;;
 *)
     echo "usage: scripts/device-bench.sh prepare | run OUT | collect DIR" >&2
     exit 2
