@@ -12,8 +12,8 @@
 # folders are ignored by git; a device call carries them:
 #   carry [".devbin", ".gl"], command "scripts/device-bench.sh run $OUT"
 # `run` unpacks the loader, names the adapter, then runs
-#   - the bench ladder on the GPU and on the CPU (all the host's cores, block-Jacobi
-#     and MAS), squares to 1M nodes, lattices and cloth (bench-gpu.*, bench-cpu.*);
+#   - the bench ladder on the GPU and on the CPU (all the host's cores), squares to
+#     1M nodes, lattices and cloth (bench-gpu.*, bench-cpu.*);
 #   - the per-CG-iteration time from the hot-path benchmark at 66k nodes, against
 #     the bandwidth bound in bench.csv's gpu_cg_bytes_per_iter (hot_paths.txt);
 #   - the GPU–CPU agreement table of BENCHMARKS.md's `compare` scenes (compare.txt).
@@ -49,13 +49,14 @@ run() {
     export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
     local bin=.devbin/springsim
     $bin devices | tee "$out/devices.txt"
-    # The ladder to about a million nodes per family: the GPU rows in full, then the
-    # CPU rows (block-Jacobi and MAS, every core) with fewer steps; rows print as
-    # they finish, so a timeout keeps the ones done. (At most 8 files come back.)
-    timeout 240 $bin bench --backends gpu --steps 5 --warmup 2 --out /tmp/bench-gpu \
+    # The ladder to about a million nodes per family: the GPU rows, then the CPU rows
+    # (block-Jacobi PCG, every core) with one timed step; rows print as they finish,
+    # so a timeout keeps the ones done. Worst case 200 + 180 + 60 + 7 × 20 s, inside
+    # a device call's ten minutes. (At most 8 files come back.)
+    timeout 200 $bin bench --backends gpu --steps 5 --warmup 2 --out /tmp/bench-gpu \
         | tee "$out/bench-gpu.txt" || echo "bench ended early (status $?)" | tee -a "$out/bench-gpu.txt"
     cp /tmp/bench-gpu/bench.csv "$out/bench-gpu.csv" 2>/dev/null || true
-    timeout 170 $bin bench --backends cpu,cpu-mas --steps 2 --warmup 1 --out /tmp/bench-cpu \
+    timeout 180 $bin bench --backends cpu --steps 1 --warmup 1 --out /tmp/bench-cpu \
         | tee "$out/bench-cpu.txt" || echo "bench ended early (status $?)" | tee -a "$out/bench-cpu.txt"
     cp /tmp/bench-cpu/bench.csv "$out/bench-cpu.csv" 2>/dev/null || true
     # One GPU CG iteration: the direction with 65 and with 1 CG iterations, 66k nodes.
@@ -66,7 +67,7 @@ run() {
         for s in "scenes/square_drop.toml --steps 500" lattice_drop cloth_drop balls_3d \
             "square_on_slope --steps 800" cube_on_slope block_thrown; do
             # shellcheck disable=SC2086
-            timeout 40 $bin compare $s || echo "compare $s: status $?"
+            timeout 20 $bin compare $s || echo "compare $s: status $?"
         done
     } 2>&1 | tee "$out/compare.txt"
 }
