@@ -103,16 +103,7 @@ impl Mas {
             // H_ii (node block plus every spring's block) once, then the couplings
             // inside the domain.
             let mut hii = [0.0; 9];
-            hii[..dd].copy_from_slice(&h.node_blocks[i * dd..(i + 1) * dd]);
-            for e in h.adj_offsets[i]..h.adj_offsets[i + 1] {
-                let s = h.adj_springs[e as usize] as usize;
-                for (hk, sk) in hii[..dd]
-                    .iter_mut()
-                    .zip(&h.spring_blocks[s * dd..(s + 1) * dd])
-                {
-                    *hk += sk;
-                }
-            }
+            h.diagonal_block(i, &mut hii);
             sandwich(pi, &hii[..dd], pi, dim, q, &mut blk);
             add(a, m, oa, oa, &blk[..q * q], q, 1.0);
             for e in h.adj_offsets[i]..h.adj_offsets[i + 1] {

@@ -52,6 +52,24 @@ pub struct BlockMatrix<'a> {
     pub x: &'a [f64],
 }
 
+impl BlockMatrix<'_> {
+    /// `H_ii` (kg): node `i`'s block plus the blocks of its springs, in adjacency
+    /// order, into `out[..dim²]`.
+    pub fn diagonal_block(&self, i: usize, out: &mut [f64]) {
+        let dd = self.dim * self.dim;
+        out[..dd].copy_from_slice(&self.node_blocks[i * dd..(i + 1) * dd]);
+        for e in self.adj_offsets[i]..self.adj_offsets[i + 1] {
+            let s = self.adj_springs[e as usize] as usize;
+            for (bk, sk) in out[..dd]
+                .iter_mut()
+                .zip(&self.spring_blocks[s * dd..(s + 1) * dd])
+            {
+                *bk += sk;
+            }
+        }
+    }
+}
+
 /// One level's partition into domains (its supernodes in runs of B) with the
 /// Cholesky factors of its domain matrices.
 #[derive(Clone, Debug)]

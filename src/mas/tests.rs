@@ -109,13 +109,8 @@ impl System {
             if self.fixed[i] {
                 continue;
             }
-            let mut b = self.node_blocks[i * dd..(i + 1) * dd].to_vec();
-            for e in self.adj_offsets[i]..self.adj_offsets[i + 1] {
-                let s = self.adj_springs[e as usize] as usize;
-                for (bk, sk) in b.iter_mut().zip(&self.spring_blocks[s * dd..(s + 1) * dd]) {
-                    *bk += sk;
-                }
-            }
+            let mut b = vec![0.0; dd];
+            self.blocks().diagonal_block(i, &mut b);
             invert_block(dim, &b, &mut out[i * dd..(i + 1) * dd]);
         }
         out

@@ -113,24 +113,15 @@ impl CpuBackend {
         let dim = self.model.dim;
         let mut blocks = std::mem::take(&mut self.preconditioner_blocks);
         {
-            let this = &*self;
+            let h = self.block_matrix();
             let dd = dim * dim;
             parallel::for_each_piece(&mut blocks, dd, |i, out| {
                 out.iter_mut().for_each(|c| *c = 0.0);
-                if this.model.fixed[i] {
+                if h.fixed[i] {
                     return;
                 }
                 let mut b = [0.0; MAX_DIM * MAX_DIM];
-                b[..dd].copy_from_slice(&this.newton_blocks[i * dd..(i + 1) * dd]);
-                for e in this.adj_offsets[i]..this.adj_offsets[i + 1] {
-                    let s = this.adj_springs[e as usize] as usize;
-                    for (bk, sk) in b[..dd]
-                        .iter_mut()
-                        .zip(&this.spring_hess[s * dd..(s + 1) * dd])
-                    {
-                        *bk += sk;
-                    }
-                }
+                h.diagonal_block(i, &mut b);
                 invert_block(dim, &b[..dd], out);
             });
         }

@@ -57,8 +57,8 @@ impl CpuBackend {
         res
     }
 
-    /// H as node and spring blocks, for the multilevel preconditioner.
-    fn block_matrix(&self) -> BlockMatrix<'_> {
+    /// H as node and spring blocks (the preconditioners read it).
+    pub(super) fn block_matrix(&self) -> BlockMatrix<'_> {
         BlockMatrix {
             dim: self.model.dim,
             node_blocks: &self.newton_blocks,

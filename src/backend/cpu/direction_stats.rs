@@ -12,12 +12,6 @@ impl CpuBackend {
     /// The [`Direction`] summary of the current `p` after a solve that ended in `res`.
     pub(super) fn direction_stats(&self, res: PcgResult) -> Direction {
         let dim = self.model.dim;
-        let norm = parallel::min(self.model.num_nodes(), |i| {
-            -self.p[i * dim..(i + 1) * dim]
-                .iter()
-                .map(|c| c.abs())
-                .sum::<f64>()
-        });
         let (x, p) = (&self.x, &self.p);
         let within_ulps = |ulps: f64| {
             (0..self.model.num_nodes()).all(|i| {
@@ -31,12 +25,24 @@ impl CpuBackend {
         let below_resolution = within_ulps(1.0);
         let near_resolution = within_ulps(crate::newton::NEAR_RESOLUTION_ULPS);
         Direction {
-            norm: -norm.min(0.0),
+            norm: self.direction_norm(),
             cg_iterations: res.iterations,
             cg_converged: res.converged,
             below_resolution,
             near_resolution,
         }
+    }
+
+    /// The Newton stopping measure of the current `p`: `max_i Σ_k |p_ik|` (m).
+    pub(super) fn direction_norm(&self) -> f64 {
+        let dim = self.model.dim;
+        let norm = parallel::min(self.model.num_nodes(), |i| {
+            -self.p[i * dim..(i + 1) * dim]
+                .iter()
+                .map(|c| c.abs())
+                .sum::<f64>()
+        });
+        -norm.min(0.0)
     }
 
     /// The largest step fraction α ≤ 1 along `p` that keeps every node clear of every

@@ -48,12 +48,6 @@ impl Probe for CpuBackend {
     }
 
     fn direction_summary(&mut self) -> (f64, f64) {
-        let dim = self.model.dim;
-        let norm = self
-            .p
-            .chunks(dim)
-            .map(|pi| pi.iter().map(|c| c.abs()).sum::<f64>())
-            .fold(0.0, f64::max);
-        (norm, self.ccd_bound_all())
+        (self.direction_norm(), self.ccd_bound_all())
     }
 }
