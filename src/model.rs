@@ -142,6 +142,12 @@ pub struct Model {
     pub solver: SolverParams,
     /// Bodies and their node ranges.
     pub bodies: Vec<BodyInfo>,
+    /// Surface triangles (node indices) of the bodies that have them (imported
+    /// meshes; cloth), for output cells and rendering only: physics uses `springs`.
+    pub triangles: Vec<[u32; 3]>,
+    /// Tetrahedra (node indices) of 3D volume bodies that have them (imported
+    /// meshes), for output cells only.
+    pub tetrahedra: Vec<[u32; 4]>,
 }
 
 impl Model {

@@ -208,6 +208,8 @@ impl Builder<'_> {
             friction,
             solver,
             bodies: vec![],
+            triangles: vec![],
+            tetrahedra: vec![],
         };
         for (bi, body) in raw.bodies.iter().enumerate() {
             self.add_body(&mut model, bi, body)?;

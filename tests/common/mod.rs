@@ -176,6 +176,8 @@ pub fn random_model(n: usize, dim: usize, barrier: &str, seed: u64) -> springsim
             nodes: n,
             springs: 0,
         }],
+        triangles: vec![],
+        tetrahedra: vec![],
     }
 }
 
@@ -325,4 +327,47 @@ pub fn assert_close(a: f64, b: f64, rel: f64, abs: f64, what: &str) {
         (a - b).abs() <= rel * a.abs().max(b.abs()) + abs,
         "{what}: {a} vs {b}"
     );
+}
+
+/// The Python with numpy and meshio that consumer tests run (`SPRINGSIM_PYTHON`, set by
+/// `scripts/test.sh`, or its venv `target/pyenv`). `None` outside CI when there is
+/// none (the test says so and passes); under `CI` a missing Python fails the test.
+pub fn python() -> Option<std::path::PathBuf> {
+    let candidates = [
+        std::env::var_os("SPRINGSIM_PYTHON").map(std::path::PathBuf::from),
+        Some(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/pyenv/bin/python")),
+    ];
+    for p in candidates.into_iter().flatten() {
+        let ok = std::process::Command::new(&p)
+            .args(["-c", "import numpy, meshio"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if ok {
+            return Some(p);
+        }
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI is set but no Python with numpy and meshio was found: run scripts/test.sh"
+    );
+    eprintln!("no Python with numpy and meshio (run scripts/test.sh): consumer check skipped");
+    None
+}
+
+/// Runs `script` with [`python`]'s interpreter and `args`; panics with its stderr if
+/// it fails; returns its stdout. `None` where [`python`] gives none.
+pub fn run_python(script: &str, args: &[&str]) -> Option<String> {
+    let py = python()?;
+    let out = std::process::Command::new(py)
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("python runs");
+    assert!(
+        out.status.success(),
+        "python failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(String::from_utf8(out.stdout).expect("utf-8 output"))
 }
