@@ -32,3 +32,14 @@
 // node): set 0 the Newton matrix's node blocks, set 1 the block-Jacobi
 // preconditioner (the inverse of each node's diagonal block of H)
 @group(0) @binding(17) var<storage, read_write> blocks: array<vec4<real>>;
+// The multilevel preconditioner (kernels/mas.wgsl; placeholders without it): node
+// order by rank then each node's rank (bit 31: fixed); the frames of levels 1 and up
+// (centroid xyz, radius w); every domain's inverted matrix; every level's
+// restricted residual and correction; the level the level-by-level kernels work on.
+@group(0) @binding(18) var<storage, read_write> mas_index: array<u32>;
+@group(0) @binding(19) var<storage, read_write> mas_frames: array<vec4<real>>;
+@group(0) @binding(20) var<storage, read_write> mas_matrices: array<real>;
+@group(0) @binding(21) var<storage, read_write> mas_vectors: array<real>;
+@group(0) @binding(22) var<storage, read_write> mas_state: MasState;
+// partial blocks of the coarse levels' matrices (two regions, kernels/mas.wgsl)
+@group(0) @binding(23) var<storage, read_write> mas_partials: array<real>;

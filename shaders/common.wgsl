@@ -48,6 +48,18 @@ struct Params {
     walls: array<vec4<real>, 32>,
     // friction coefficient μ of slot s at component s % 4 of entry s / 4
     friction_mu: array<vec4<real>, 8>,
+    // the multilevel preconditioner (kernels/mas.wgsl): levels, domains of all levels
+    mas: vec4<u32>,
+    // its level table, two entries per level (MasLevel)
+    mas_levels: array<vec4<u32>, 16>,
+}
+
+// The level (and grain) the level-by-level kernels of the multilevel preconditioner
+// work on.
+struct MasState {
+    level: u32,
+    // the level whose supernodes the partial blocks of a coarser level are summed over
+    grain: u32,
 }
 
 // Per-node constants.

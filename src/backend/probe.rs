@@ -31,4 +31,7 @@ pub trait Probe {
     fn lagged_normal_forces(&mut self) -> Vec<f64>;
     /// `(max_i Σ_k |p_ik|, CCD bound)` for the current direction p.
     fn direction_summary(&mut self) -> (f64, f64);
+    /// `z = M⁻¹ r` (m for r in N·s²) with the scene's preconditioner (block-Jacobi or
+    /// the multilevel one) formed at the current iterate.
+    fn precondition(&mut self, r: &[f64]) -> Vec<f64>;
 }

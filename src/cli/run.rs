@@ -57,7 +57,7 @@ pub struct RunArgs {
     pub linear_solver: Option<LinearSolver>,
     /// Preconditioner of the PCG solve (default: the scene's `[solver]
     /// preconditioner`, else block-jacobi); `mas` is the multilevel additive Schwarz
-    /// preconditioner, CPU backend only so far.
+    /// preconditioner (both backends).
     #[arg(long, value_enum)]
     pub preconditioner: Option<PreconditionerKind>,
     /// Exit with status 0 even when some steps stalled (made no progress); the
@@ -75,13 +75,6 @@ pub fn make_backend(
     quiet: bool,
 ) -> Result<Box<dyn Backend>, String> {
     let cpu = || CpuBackend::new(scene.model.clone()).with_linear_solver(scene.linear_solver);
-    if scene.model.solver.preconditioner == PreconditionerKind::Mas {
-        // The multilevel preconditioner exists on the CPU only so far.
-        return match choice {
-            BackendChoice::Gpu => Err("--backend gpu: solver.preconditioner = \"mas\" runs on the CPU backend only so far; use --preconditioner block-jacobi or --backend cpu".into()),
-            _ => Ok(Box::new(cpu())),
-        };
-    }
     if scene.linear_solver == LinearSolver::Direct {
         // The direct solver exists on the CPU only; auto picks the CPU for it.
         return match choice {

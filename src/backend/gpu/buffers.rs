@@ -43,10 +43,22 @@ pub struct BufferSet<T> {
     pub results: T,
     /// Binding 17: the Newton node blocks, then the preconditioner's inverse blocks.
     pub blocks: T,
+    /// Binding 18: the multilevel preconditioner's node order and ranks.
+    pub mas_index: T,
+    /// Binding 19: its supernode frames (centroid, radius in m).
+    pub mas_frames: T,
+    /// Binding 20: its inverted domain matrices.
+    pub mas_matrices: T,
+    /// Binding 21: its restricted residuals and corrections.
+    pub mas_vectors: T,
+    /// Binding 22: the level its level-by-level kernels work on.
+    pub mas_state: T,
+    /// Binding 23: partial blocks of its coarse levels' matrices.
+    pub mas_partials: T,
 }
 
 /// Number of bindings (buffers) of a scene.
-pub const BINDINGS: u32 = 18;
+pub const BINDINGS: u32 = 24;
 
 /// The WGSL variable name of every binding.
 pub const BINDING_NAMES: BufferSet<&str> = BufferSet {
@@ -68,6 +80,12 @@ pub const BINDING_NAMES: BufferSet<&str> = BufferSet {
     cg: "cg",
     results: "results",
     blocks: "blocks",
+    mas_index: "mas_index",
+    mas_frames: "mas_frames",
+    mas_matrices: "mas_matrices",
+    mas_vectors: "mas_vectors",
+    mas_state: "mas_state",
+    mas_partials: "mas_partials",
 };
 
 impl<T> BufferSet<T> {
@@ -92,6 +110,12 @@ impl<T> BufferSet<T> {
             15 => &self.cg,
             16 => &self.results,
             17 => &self.blocks,
+            18 => &self.mas_index,
+            19 => &self.mas_frames,
+            20 => &self.mas_matrices,
+            21 => &self.mas_vectors,
+            22 => &self.mas_state,
+            23 => &self.mas_partials,
             _ => return None,
         })
     }

@@ -33,16 +33,29 @@ pub struct Engine {
     pub buffers: BufferSet<wgpu::Buffer>,
     staging: wgpu::Buffer,
     vec_staging: wgpu::Buffer,
-    /// Workgroups (x, y) of a per-node dispatch.
-    node_dispatch: (u32, u32),
-    /// Workgroups (x, y) of a per-element dispatch.
-    element_dispatch: (u32, u32),
+    /// Workgroups of every kind of dispatch.
+    dispatch: Dispatch,
     /// Recorded work not yet submitted (see [`Self::defer`]).
     deferred: Option<wgpu::CommandEncoder>,
     /// Submissions and blocking reads so far (`memory_bytes` is filled when reported).
     pub traffic: DeviceCounters,
     /// Bytes of one node vector (`nodes × dim` f32).
     vector_bytes: u64,
+}
+
+/// Workgroups (x, y) of a dispatch of each [`Span`] but the single workgroup.
+#[derive(Clone, Copy, Debug)]
+pub struct Dispatch {
+    /// One thread per node.
+    pub nodes: (u32, u32),
+    /// One thread per element, max(nodes, springs).
+    pub elements: (u32, u32),
+    /// One thread per supernode of the multilevel preconditioner's level 1.
+    pub supernodes: (u32, u32),
+    /// One workgroup per domain of the multilevel preconditioner.
+    pub domains: (u32, u32),
+    /// 16 threads per supernode of the multilevel preconditioner's level 1.
+    pub partial_slots: (u32, u32),
 }
 
 /// Which staging buffer a read uses.
@@ -61,8 +74,7 @@ impl Engine {
         pipes: Pipelines,
         buffers: BufferSet<wgpu::Buffer>,
         vector_bytes: u64,
-        node_dispatch: (u32, u32),
-        element_dispatch: (u32, u32),
+        dispatch: Dispatch,
     ) -> Self {
         let dev = &ctx.device;
         let groups = Kernel::ALL
@@ -106,8 +118,7 @@ impl Engine {
             buffers,
             staging,
             vec_staging,
-            node_dispatch,
-            element_dispatch,
+            dispatch,
             deferred: None,
             traffic: DeviceCounters::default(),
             vector_bytes,
@@ -131,9 +142,12 @@ impl Engine {
             pass.set_pipeline(&self.pipes.get(k).pipeline);
             pass.set_bind_group(0, &self.groups[k.index()], &[]);
             let (x, y) = match k.span() {
-                Span::Nodes => self.node_dispatch,
-                Span::Elements => self.element_dispatch,
+                Span::Nodes => self.dispatch.nodes,
+                Span::Elements => self.dispatch.elements,
                 Span::Single => (1, 1),
+                Span::Supernodes => self.dispatch.supernodes,
+                Span::Domains => self.dispatch.domains,
+                Span::PartialSlots => self.dispatch.partial_slots,
             };
             pass.dispatch_workgroups(x, y, 1);
         }

@@ -13,6 +13,13 @@ pub enum Span {
     Elements,
     /// A single workgroup.
     Single,
+    /// One thread per supernode of the multilevel preconditioner's level 1.
+    Supernodes,
+    /// One workgroup per domain of every level of the multilevel preconditioner.
+    Domains,
+    /// One thread per (level-1 supernode, domain slot) of the multilevel
+    /// preconditioner: 16 per level-1 supernode.
+    PartialSlots,
 }
 
 /// One compute kernel (a WGSL entry point).
@@ -62,11 +69,45 @@ pub enum Kernel {
     LineSearchStart,
     /// Second reduction pass of the first trial into its own result slot.
     ReduceTrial,
+    /// MAS: the level cursor to level 1.
+    MasLevelFirst,
+    /// MAS: the level cursor one level up.
+    MasLevelUp,
+    /// MAS: the level cursor one level down.
+    MasLevelDown,
+    /// MAS: the supernode frames of the cursor's level.
+    MasFramesLevel,
+    /// MAS: the domain matrices of levels 0 and 1 assembled.
+    MasFactor,
+    /// MAS: partial blocks of the cursor's level over level-1 supernodes.
+    MasCoarsePartials,
+    /// MAS: one step of the partial blocks' sums up the levels.
+    MasCoarseTree,
+    /// MAS: the cursor level's blocks into its domain matrices.
+    MasCoarseStore,
+    /// MAS: the grain cursor to level 1.
+    MasGrainFirst,
+    /// MAS: the grain cursor one level up.
+    MasGrainUp,
+    /// MAS: every domain matrix inverted.
+    MasInvert,
+    /// MAS: CG start (p = 0, d = 0, the solve reopened).
+    MasCgStart,
+    /// CG update of p and r only (MAS preconditions afterwards).
+    CgUpdateResidual,
+    /// MAS: the residual restricted to the cursor's level.
+    MasRestrict,
+    /// MAS: every domain's correction.
+    MasSolve,
+    /// MAS: the cursor level's corrections added to the level below.
+    MasProlong,
+    /// MAS: z and the partial sums of r·z and r·r.
+    MasFinish,
 }
 
 impl Kernel {
     /// Every kernel, grouped by file.
-    pub const ALL: [Kernel; 22] = [
+    pub const ALL: [Kernel; 39] = [
         Kernel::StepBegin,
         Kernel::StepEnd,
         Kernel::Advance,
@@ -89,6 +130,23 @@ impl Kernel {
         Kernel::ReduceElements,
         Kernel::LineSearchStart,
         Kernel::ReduceTrial,
+        Kernel::MasLevelFirst,
+        Kernel::MasLevelUp,
+        Kernel::MasLevelDown,
+        Kernel::MasFramesLevel,
+        Kernel::MasFactor,
+        Kernel::MasCoarsePartials,
+        Kernel::MasCoarseTree,
+        Kernel::MasCoarseStore,
+        Kernel::MasGrainFirst,
+        Kernel::MasGrainUp,
+        Kernel::MasInvert,
+        Kernel::MasCgStart,
+        Kernel::CgUpdateResidual,
+        Kernel::MasRestrict,
+        Kernel::MasSolve,
+        Kernel::MasProlong,
+        Kernel::MasFinish,
     ];
 
     /// Its position in [`Self::ALL`] (an index into per-kernel tables).
@@ -121,6 +179,23 @@ impl Kernel {
             Kernel::ReduceElements => "reduce_elements",
             Kernel::LineSearchStart => "line_search_start",
             Kernel::ReduceTrial => "reduce_trial",
+            Kernel::MasLevelFirst => "mas_level_first",
+            Kernel::MasLevelUp => "mas_level_up",
+            Kernel::MasLevelDown => "mas_level_down",
+            Kernel::MasFramesLevel => "mas_frames_level",
+            Kernel::MasFactor => "mas_factor",
+            Kernel::MasCoarsePartials => "mas_coarse_partials",
+            Kernel::MasCoarseTree => "mas_coarse_tree",
+            Kernel::MasCoarseStore => "mas_coarse_store",
+            Kernel::MasGrainFirst => "mas_grain_first",
+            Kernel::MasGrainUp => "mas_grain_up",
+            Kernel::MasInvert => "mas_invert",
+            Kernel::MasCgStart => "mas_cg_start",
+            Kernel::CgUpdateResidual => "cg_update_residual",
+            Kernel::MasRestrict => "mas_restrict",
+            Kernel::MasSolve => "mas_solve",
+            Kernel::MasProlong => "mas_prolong",
+            Kernel::MasFinish => "mas_finish",
         }
     }
 
@@ -143,6 +218,23 @@ impl Kernel {
             Kernel::EnergyTotal | Kernel::EnergyChange => "kernels/energy.wgsl",
             Kernel::ReduceNodes | Kernel::ReduceElements => "kernels/reduce_final.wgsl",
             Kernel::LineSearchStart | Kernel::ReduceTrial => "kernels/line_search.wgsl",
+            Kernel::MasLevelFirst
+            | Kernel::MasLevelUp
+            | Kernel::MasLevelDown
+            | Kernel::MasFramesLevel
+            | Kernel::MasFactor
+            | Kernel::MasCoarsePartials
+            | Kernel::MasCoarseTree
+            | Kernel::MasCoarseStore
+            | Kernel::MasGrainFirst
+            | Kernel::MasGrainUp
+            | Kernel::MasInvert => "kernels/mas_factor.wgsl",
+            Kernel::MasCgStart
+            | Kernel::CgUpdateResidual
+            | Kernel::MasRestrict
+            | Kernel::MasSolve
+            | Kernel::MasProlong
+            | Kernel::MasFinish => "kernels/mas_apply.wgsl",
         }
     }
 
@@ -156,7 +248,17 @@ impl Kernel {
             | Kernel::ReduceNodes
             | Kernel::ReduceElements
             | Kernel::LineSearchStart
-            | Kernel::ReduceTrial => Span::Single,
+            | Kernel::ReduceTrial
+            | Kernel::MasLevelFirst
+            | Kernel::MasLevelUp
+            | Kernel::MasLevelDown
+            | Kernel::MasGrainFirst
+            | Kernel::MasGrainUp => Span::Single,
+            Kernel::MasCoarsePartials | Kernel::MasCoarseTree | Kernel::MasCoarseStore => {
+                Span::PartialSlots
+            }
+            Kernel::MasFramesLevel | Kernel::MasRestrict | Kernel::MasProlong => Span::Supernodes,
+            Kernel::MasFactor | Kernel::MasInvert | Kernel::MasSolve => Span::Domains,
             _ => Span::Nodes,
         }
     }

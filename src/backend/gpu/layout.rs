@@ -9,6 +9,8 @@ pub const MAX_WALLS: usize = 16;
 /// Largest number of walls (plane, then implicit) of a GPU scene with friction
 /// (`MAX_FRICTION_WALLS` in WGSL).
 pub const MAX_FRICTION_WALLS: usize = 32;
+/// Most levels of the GPU's multilevel preconditioner (16⁸ nodes).
+pub const MAX_MAS_LEVELS: usize = 8;
 /// Threads per workgroup of every kernel (`WG` in WGSL).
 pub const WORKGROUP: u32 = 256;
 
@@ -55,6 +57,10 @@ pub struct Params {
     pub walls: [[f32; 4]; 2 * MAX_WALLS],
     /// Friction coefficient μ of slot s at `[s / 4][s % 4]`.
     pub friction_mu: [[f32; 4]; MAX_FRICTION_WALLS / 4],
+    /// The multilevel preconditioner: levels, domains over all levels (0 without it).
+    pub mas: [u32; 4],
+    /// Its level table, two entries per level ([`super::mas::Level`]).
+    pub mas_levels: [[u32; 4]; 2 * MAX_MAS_LEVELS],
 }
 
 /// Per-node constants (`NodeInfo`).

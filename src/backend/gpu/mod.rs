@@ -17,6 +17,7 @@ pub mod context;
 pub mod engine;
 pub mod kernels;
 pub mod layout;
+pub mod mas;
 pub mod pipelines;
 pub mod probes;
 pub mod readback;
@@ -61,6 +62,44 @@ pub struct GpuBackend {
     speculative_trial: Option<(f64, f64)>,
     /// CG batch sizes from earlier solves.
     batching: CgBatching,
+    /// The kernels of a direction solve with the scene's preconditioner.
+    solve: SolveKernels,
+}
+
+/// The kernel sequences of a direction solve: block-Jacobi (formed by the assembly)
+/// or the multilevel preconditioner ([`mas::MasPlan`]).
+struct SolveKernels {
+    /// Run after the assembly: the preconditioner's factorisation.
+    factor: Vec<kernels::Kernel>,
+    /// The start of CG.
+    start: Vec<kernels::Kernel>,
+    /// One CG iteration.
+    iteration: Vec<kernels::Kernel>,
+    /// One application of the multilevel preconditioner (probes).
+    apply: Vec<kernels::Kernel>,
+    /// Bytes the multilevel preconditioner holds (0 for block-Jacobi).
+    memory_bytes: u64,
+}
+
+impl SolveKernels {
+    fn new(mas: Option<&mas::MasPlan>) -> Self {
+        match mas {
+            Some(plan) => Self {
+                factor: plan.factor(),
+                start: plan.cg_start(),
+                iteration: plan.cg_iteration(),
+                apply: plan.apply(),
+                memory_bytes: plan.memory_bytes(),
+            },
+            None => Self {
+                factor: vec![],
+                start: kernels::CG_START.to_vec(),
+                iteration: kernels::CG_ITERATION.to_vec(),
+                apply: vec![],
+                memory_bytes: 0,
+            },
+        }
+    }
 }
 
 impl GpuBackend {
@@ -71,8 +110,9 @@ impl GpuBackend {
 
     /// As [`Self::new`], with options.
     pub fn with_options(model: Model, opts: GpuOptions) -> Result<Self, String> {
-        let engine = setup::open(&model, opts)?;
+        let (engine, mas) = setup::open(&model, opts)?;
         Ok(Self {
+            solve: SolveKernels::new(mas.as_ref()),
             model,
             engine,
             current_energy: 0.0,

@@ -115,6 +115,18 @@ impl Probe for GpuBackend {
             .collect()
     }
 
+    fn precondition(&mut self, r: &[f64]) -> Vec<f64> {
+        self.engine.run(&ASSEMBLE);
+        self.engine.run(&self.solve.factor);
+        self.engine.write_vector(|b| &b.r, 0, r);
+        let apply = match self.solve.factor.is_empty() {
+            true => vec![Kernel::CgStart],
+            false => [vec![Kernel::MasCgStart], self.solve.apply.clone()].concat(),
+        };
+        self.engine.run(&apply);
+        self.engine.read_vector(|b| &b.z, 0)
+    }
+
     fn direction_summary(&mut self) -> (f64, f64) {
         let s = DirectionSummary::from(self.engine.reduce(&DIRECTION_STATS));
         (s.norm, s.ccd_bound)

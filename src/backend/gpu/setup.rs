@@ -4,14 +4,16 @@
 
 use super::buffers::{BufferSet, BINDING_NAMES};
 use super::context::{describe, GpuContext, Needs};
-use super::engine::Engine;
+use super::engine::{Dispatch, Engine};
 use super::layout::{
     node_block_bytes, CgState, GpuSpring, NodeInfo, Params, MAX_FRICTION_WALLS, MAX_WALLS,
     WORKGROUP,
 };
+use super::mas::MasPlan;
 use super::pipelines::Pipelines;
 use super::GpuOptions;
 use crate::energy::barrier::BarrierKind;
+use crate::linear_solver::PreconditionerKind;
 use crate::model::{Integrator, Model};
 use wgpu::util::DeviceExt;
 
@@ -36,11 +38,6 @@ pub fn friction_slots(model: &Model) -> usize {
 /// walls than its fixed tables, more nodes or springs than 32-bit indices reach.
 fn check_limits(model: &Model) -> Result<(), String> {
     let dim = model.dim;
-    if model.solver.preconditioner == crate::linear_solver::PreconditionerKind::Mas {
-        return Err(
-            "solver.preconditioner = \"mas\" runs on the CPU backend only so far; use block_jacobi on the GPU".into(),
-        );
-    }
     if !(dim == 2 || dim == 3) {
         return Err(format!("the GPU backend needs dimension 2 or 3, got {dim}"));
     }
@@ -72,8 +69,14 @@ fn check_limits(model: &Model) -> Result<(), String> {
     Ok(())
 }
 
-/// The uniform parameter block of `model` for the given dispatch sizes.
-fn params(model: &Model, node_partials: u32, element_partials: u32) -> Params {
+/// The uniform parameter block of `model` for the given dispatch sizes and
+/// multilevel preconditioner.
+fn params(
+    model: &Model,
+    node_partials: u32,
+    element_partials: u32,
+    mas: Option<&MasPlan>,
+) -> Params {
     let mut walls = [[0f32; 4]; 2 * MAX_WALLS];
     for (w, wall) in model.walls.iter().enumerate() {
         for (k, (n, o)) in wall.normal.iter().zip(&wall.origin).enumerate() {
@@ -91,6 +94,7 @@ fn params(model: &Model, node_partials: u32, element_partials: u32) -> Params {
         friction_mu[w / 4][w % 4] = model.friction.mu(w, model.walls.len()) as f32;
     }
     let s = &model.solver;
+    let (mas, mas_levels) = mas.map(MasPlan::params).unwrap_or_default();
     Params {
         n_nodes: model.num_nodes() as u32,
         n_springs: model.springs.len() as u32,
@@ -117,12 +121,19 @@ fn params(model: &Model, node_partials: u32, element_partials: u32) -> Params {
         gravity,
         walls,
         friction_mu,
+        mas,
+        mas_levels,
     }
 }
 
-/// Opens the device, builds the pipelines and uploads `model`'s initial state.
-pub fn open(model: &Model, opts: GpuOptions) -> Result<Engine, String> {
+/// Opens the device, builds the pipelines and uploads `model`'s initial state; with
+/// `solver.preconditioner = "mas"` also the multilevel preconditioner's plan.
+pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>), String> {
     check_limits(model)?;
+    let mas = match model.solver.preconditioner {
+        PreconditionerKind::Mas => Some(MasPlan::new(model)?),
+        PreconditionerKind::BlockJacobi => None,
+    };
     let (n, ns, dim) = (model.num_nodes(), model.springs.len(), model.dim);
     let max_x = opts.max_groups_x.clamp(1, 65535);
     let node_dispatch = dims((n as u32).div_ceil(WORKGROUP), max_x);
@@ -134,7 +145,9 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<Engine, String> {
     let vec_bytes = (n * dim * 4) as u64;
     let friction_bytes = (n * friction_slots(model) * 16) as u64;
     let block_bytes = (2 * n * node_block_bytes(dim)) as u64;
-    let sizes: [(u64, &'static str); 7] = [
+    let mas_matrix_bytes = mas.as_ref().map_or(0, |m| 4 * m.matrix_reals);
+    let sizes: [(u64, &'static str); 8] = [
+        (mas_matrix_bytes, "multilevel preconditioner matrices"),
         (vec_bytes, "node vectors"),
         (3 * vec_bytes, "step anchors"),
         (friction_bytes, "friction contacts"),
@@ -159,7 +172,7 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<Engine, String> {
         &crate::implicit::wgsl::generate(&model.implicit_walls),
     )?;
     let dev = &ctx.device;
-    let params = params(model, node_partials, element_partials);
+    let params = params(model, node_partials, element_partials, mas.as_ref());
     let nodes: Vec<NodeInfo> = (0..n)
         .map(|i| NodeInfo {
             mass: model.mass[i] as f32,
@@ -246,15 +259,31 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<Engine, String> {
         results: stored(names.results, &[0u8; 64]),
         // the Newton node blocks, then the preconditioner's inverse blocks
         blocks: zeroed(names.blocks, block_bytes),
+        mas_index: stored(
+            names.mas_index,
+            bytemuck::cast_slice(mas.as_ref().map_or(&[][..], |m| &m.index)),
+        ),
+        mas_frames: zeroed(names.mas_frames, 16 * mas.as_ref().map_or(0, |m| m.frames)),
+        mas_matrices: zeroed(names.mas_matrices, mas_matrix_bytes),
+        mas_vectors: zeroed(
+            names.mas_vectors,
+            4 * mas.as_ref().map_or(0, |m| m.vector_reals),
+        ),
+        mas_state: zeroed(names.mas_state, 16),
+        mas_partials: zeroed(
+            names.mas_partials,
+            4 * mas.as_ref().map_or(0, |m| m.partial_reals),
+        ),
     };
-    let engine = Engine::new(
-        ctx,
-        pipes,
-        buffers,
-        vec_bytes,
-        node_dispatch,
-        element_dispatch,
-    );
+    let supernodes = mas.as_ref().map_or(0, |m| m.supernodes());
+    let dispatch = Dispatch {
+        nodes: node_dispatch,
+        elements: element_dispatch,
+        supernodes: dims(supernodes.div_ceil(WORKGROUP), max_x),
+        domains: dims(mas.as_ref().map_or(0, |m| m.domains), max_x),
+        partial_slots: dims(supernodes.div_ceil(WORKGROUP / 16), max_x),
+    };
+    let engine = Engine::new(ctx, pipes, buffers, vec_bytes, dispatch);
     if let Some(e) = pollster::block_on(validation_scope.pop()) {
         return Err(format!(
             "{} rejected the scene's kernels or buffers: {e}",
@@ -267,5 +296,5 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<Engine, String> {
             describe(&engine.ctx.info)
         ));
     }
-    Ok(engine)
+    Ok((engine, mas))
 }

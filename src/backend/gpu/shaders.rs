@@ -56,6 +56,15 @@ pub const SOURCES: &[(&str, &str)] = &[
         "kernels/newton_matvec.wgsl",
         include_str!("../../../shaders/kernels/newton_matvec.wgsl"),
     ),
+    ("mas.wgsl", include_str!("../../../shaders/mas.wgsl")),
+    (
+        "kernels/mas_factor.wgsl",
+        include_str!("../../../shaders/kernels/mas_factor.wgsl"),
+    ),
+    (
+        "kernels/mas_apply.wgsl",
+        include_str!("../../../shaders/kernels/mas_apply.wgsl"),
+    ),
     (
         "kernels/cg.wgsl",
         include_str!("../../../shaders/kernels/cg.wgsl"),

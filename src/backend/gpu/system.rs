@@ -2,8 +2,8 @@
 //! [`NewtonSystem`] and [`Backend`] call records, submits and reads back.
 
 use super::kernels::{
-    Kernel, ASSEMBLE, CG_ITERATION, CG_START, DIRECTION_CHECK, ENERGY_CHANGE, ENERGY_TOTAL,
-    FRICTION_LAG_UPDATE, FRICTION_STATS,
+    Kernel, ASSEMBLE, DIRECTION_CHECK, ENERGY_CHANGE, ENERGY_TOTAL, FRICTION_LAG_UPDATE,
+    FRICTION_STATS,
 };
 use super::readback::{lag_change, DirectionSummary, EnergyChange, EnergyTotals, FrictionTotals};
 use super::GpuBackend;
@@ -23,13 +23,14 @@ impl NewtonSystem for GpuBackend {
     fn compute_direction(&mut self) -> Direction {
         let mut enc = self.engine.encoder();
         self.engine.record(&mut enc, &ASSEMBLE);
-        self.engine.record(&mut enc, &CG_START);
+        self.engine.record(&mut enc, &self.solve.factor);
+        self.engine.record(&mut enc, &self.solve.start);
         let cap = self.model.solver.cg_max_iterations;
         let mut submitted = 0u64;
         loop {
             let batch = self.batching.batch_size(submitted, cap);
             for _ in 0..batch {
-                self.engine.record(&mut enc, &CG_ITERATION);
+                self.engine.record(&mut enc, &self.solve.iteration);
             }
             submitted += batch as u64;
             // The direction's stopping measure and CCD bound, and speculatively the
@@ -112,6 +113,14 @@ impl Backend for GpuBackend {
 
     fn end_step(&mut self) {
         self.engine.defer(&[Kernel::StepEnd]);
+    }
+
+    fn preconditioner_stats(&self) -> crate::backend::PreconditionerStats {
+        crate::backend::PreconditionerStats {
+            // Factored on the device inside the direction solve: not timed apart.
+            setup_seconds: 0.0,
+            memory_bytes: self.solve.memory_bytes,
+        }
     }
 
     fn counters(&self) -> DeviceCounters {

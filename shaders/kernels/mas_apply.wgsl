@@ -1,0 +1,182 @@
+// The multilevel preconditioner's application, per CG iteration: cg_update_residual,
+// mas_restrict for levels 1 … L − 1, mas_solve (every domain of every level:
+// y = A⁻¹ v), mas_prolong for levels L − 1 … 2 (adds each parent's correction to its
+// children, mas_level_down between), then mas_finish writes z and the partial sums
+// of r·z and r·r, as cg_update does. Host side: src/backend/gpu/mas.rs; CPU twin:
+// src/mas/mod.rs (restrict, apply).
+// #import mas.wgsl
+
+// CG start with MAS: p = 0, d = 0 (cg_direction then sets d = z), and the solve
+// reopened so that the preconditioner's kernels run.
+@compute @workgroup_size(256)
+fn mas_cg_start(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = thread_index(wid, nwg, lid);
+    if (i == 0u) { cg.done = 0u; }
+    if (i >= P.n_nodes) { return; }
+    store_p(i, vec3<real>(0.0));
+    store_d(i, vec3<real>(0.0));
+}
+
+// p += α d, r −= α q (the preconditioner follows).
+@compute @workgroup_size(256)
+fn cg_update_residual(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    if (cg_finished(lid)) { return; }
+    let i = thread_index(wid, nwg, lid);
+    if (i >= P.n_nodes) { return; }
+    let a = cg.alpha;
+    store_p(i, load_p(i) + a * load_d(i));
+    store_r(i, load_r(i) - a * load_q(i));
+}
+
+fn load_coarse(offset: u32, q: u32, a: u32) -> array<real, 6> {
+    var v: array<real, 6>;
+    for (var c = 0u; c < 6u; c++) { v[c] = 0.0; }
+    for (var c = 0u; c < q; c++) { v[c] = mas_vectors[offset + a * q + c]; }
+    return v;
+}
+
+// v of level mas_state.level: Σ Pᵀ r over each supernode, from its nodes (level 1)
+// or its children's v (above).
+@compute @workgroup_size(256)
+fn mas_restrict(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    if (cg_finished(lid)) { return; }
+    let a = thread_index(wid, nwg, lid);
+    let l = mas_state.level;
+    let lv = mas_level(l);
+    if (a >= lv.count) { return; }
+    let fa = frame(l, a);
+    let rho = frame_radius(fa);
+    var t = vec3<real>(0.0);
+    var w = vec3<real>(0.0);
+    if (l == 1u) {
+        let last = min(a * MAS_B + MAS_B, P.n_nodes);
+        for (var rank = a * MAS_B; rank < last; rank++) {
+            let i = mas_order(rank);
+            let f = load_r(i);
+            t += f;
+            w += cross((load_x(i) - fa.xyz) / rho, f);
+        }
+    } else {
+        let below = mas_level(l - 1u);
+        let last = min(a * MAS_B + MAS_B, below.count);
+        for (var k = a * MAS_B; k < last; k++) {
+            let v = load_coarse(below.v_offset, below.dofs, k);
+            let f = vec3<real>(v[0], v[1], v[2] * real(P.dim - 2u));
+            let fk = mas_frames[below.frame_offset + k];
+            var tau = vec3<real>(0.0, 0.0, v[2]);
+            if (P.dim == 3u) { tau = vec3<real>(v[3], v[4], v[5]); }
+            t += f;
+            w += cross((fk.xyz - fa.xyz) / rho, f) + tau * (frame_radius(fk) / rho);
+        }
+    }
+    let o = lv.v_offset + a * lv.dofs;
+    mas_vectors[o] = t.x;
+    mas_vectors[o + 1u] = t.y;
+    if (P.dim == 2u) {
+        mas_vectors[o + 2u] = w.z;
+    } else {
+        mas_vectors[o + 2u] = t.z;
+        mas_vectors[o + 3u] = w.x;
+        mas_vectors[o + 4u] = w.y;
+        mas_vectors[o + 5u] = w.z;
+    }
+}
+
+var<workgroup> wg_vec: array<real, MAS_MAX_M>;
+
+// y = A⁻¹ v on every domain of every level (one workgroup per domain); level 0's v
+// is r gathered by rank.
+@compute @workgroup_size(256)
+fn mas_solve(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    if (cg_finished(lid)) { return; }
+    let g = group_index(wid, nwg);
+    if (g >= P.mas.y) { return; }
+    let ld = domain_of(g);
+    let lv = mas_level(ld.x);
+    let m = MAS_B * lv.dofs;
+    if (lid < m) {
+        var v = 0.0;
+        if (ld.x == 0u) {
+            let rank = ld.y * MAS_B + lid / P.dim;
+            if (rank < P.n_nodes) { v = load_r(mas_order(rank))[lid % P.dim]; }
+        } else {
+            v = mas_vectors[lv.v_offset + ld.y * m + lid];
+        }
+        wg_vec[lid] = v;
+    }
+    workgroupBarrier();
+    if (lid < m) {
+        let base = lv.matrix_offset + ld.y * m * m;
+        var y = 0.0;
+        for (var j = 0u; j < m; j++) { y += mas_matrices[base + j * m + lid] * wg_vec[j]; }
+        mas_vectors[lv.y_offset + ld.y * m + lid] = y;
+    }
+}
+
+// Adds the correction of each supernode of level mas_state.level to its children's
+// (level − 1): the parent's rigid motion seen from the child's frame.
+@compute @workgroup_size(256)
+fn mas_prolong(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    if (cg_finished(lid)) { return; }
+    let k = thread_index(wid, nwg, lid);
+    let l = mas_state.level;
+    let below = mas_level(l - 1u);
+    if (k >= below.count) { return; }
+    let lv = mas_level(l);
+    let a = k / MAS_B;
+    let fa = frame(l, a);
+    let fk = mas_frames[below.frame_offset + k];
+    let rho = frame_radius(fa);
+    let y = load_coarse(lv.y_offset, lv.dofs, a);
+    let t = vec3<real>(y[0], y[1], y[2] * real(P.dim - 2u));
+    var w = vec3<real>(0.0, 0.0, y[2]);
+    if (P.dim == 3u) { w = vec3<real>(y[3], y[4], y[5]); }
+    let tk = t + cross(w, (fk.xyz - fa.xyz) / rho);
+    let wk = w * (frame_radius(fk) / rho);
+    let o = below.y_offset + k * below.dofs;
+    mas_vectors[o] += tk.x;
+    mas_vectors[o + 1u] += tk.y;
+    if (P.dim == 2u) {
+        mas_vectors[o + 2u] += wk.z;
+    } else {
+        mas_vectors[o + 2u] += tk.z;
+        mas_vectors[o + 3u] += wk.x;
+        mas_vectors[o + 4u] += wk.y;
+        mas_vectors[o + 5u] += wk.z;
+    }
+}
+
+// z = level 0's correction + level 1's (which holds every coarser one by now); the
+// partial sums of r·z and r·r, as cg_update writes them.
+@compute @workgroup_size(256)
+fn mas_finish(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    if (cg_finished(lid)) { return; }
+    let i = thread_index(wid, nwg, lid);
+    var mine = lanes_zero();
+    if (i < P.n_nodes) {
+        let rk = mas_rank(i);
+        var zi = vec3<real>(0.0);
+        if (rk.y == 0u) {
+            let l0 = mas_level(0u);
+            let o = l0.y_offset + rk.x * P.dim;
+            zi = vec3<real>(mas_vectors[o], mas_vectors[o + 1u], 0.0);
+            if (P.dim == 3u) { zi.z = mas_vectors[o + 2u]; }
+            if (level_count() > 1u) {
+                let l1 = mas_level(1u);
+                let a = rk.x / MAS_B;
+                let f = frame(1u, a);
+                let y = load_coarse(l1.y_offset, l1.dofs, a);
+                let t = vec3<real>(y[0], y[1], y[2] * real(P.dim - 2u));
+                var w = vec3<real>(0.0, 0.0, y[2]);
+                if (P.dim == 3u) { w = vec3<real>(y[3], y[4], y[5]); }
+                zi += t + cross(w, (load_x(i) - f.xyz) / frame_radius(f));
+            }
+        }
+        store_z(i, zi);
+        let ri = load_r(i);
+        mine.sums.x = dot(ri, zi);
+        mine.sums.y = dot(ri, ri);
+    }
+    store_partials(wid, nwg, lid, mine);
+}
+

@@ -1,0 +1,267 @@
+//! The host side of the GPU's multilevel additive Schwarz preconditioner
+//! (`shaders/mas.wgsl`, `shaders/kernels/mas_factor.wgsl` and `mas_apply.wgsl`; the
+//! CPU twin is [`crate::mas`]): the Morton ranking of the nodes, the level table the
+//! kernels read from `Params`, the sizes of the preconditioner's buffers and the
+//! kernel sequences that factor and apply it.
+
+use super::kernels::Kernel;
+use super::layout::MAX_MAS_LEVELS;
+use crate::model::Model;
+
+/// Supernodes per domain on every level (`MAS_B` in WGSL: a workgroup of 256
+/// threads forms the 16 × 16 blocks of a domain matrix).
+pub const MAS_DOMAIN: usize = 16;
+
+/// Bit of a rank entry in `mas_index` that marks a fixed node (`MAS_FIXED`).
+const FIXED_BIT: u32 = 0x8000_0000;
+
+/// One level of the hierarchy as the kernels read it (`MasLevel` in WGSL).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Level {
+    /// Supernodes (level 0: nodes).
+    pub count: u32,
+    /// Nodes per supernode, 16ˡ.
+    pub span: u32,
+    /// Index of the level's first domain among the domains of all levels.
+    pub first_domain: u32,
+    /// Unknowns per supernode: `dim` on level 0, 3 (2D) or 6 (3D) above.
+    pub dofs: u32,
+    /// Offset (reals) of the level's domain matrices in `mas_matrices`.
+    pub matrix_offset: u32,
+    /// Offset (reals) of the level's restricted residual in `mas_vectors`.
+    pub v_offset: u32,
+    /// Offset (reals) of the level's correction in `mas_vectors`.
+    pub y_offset: u32,
+    /// Index of the level's first frame in `mas_frames`.
+    pub frame_offset: u32,
+}
+
+/// The hierarchy of one scene and what the device needs for it.
+#[derive(Clone, Debug)]
+pub struct MasPlan {
+    /// The levels, finest first.
+    pub levels: Vec<Level>,
+    /// Domains over all levels (workgroups of the factor and solve kernels).
+    pub domains: u32,
+    /// `order[rank]` = node, then `rank[node]` with [`FIXED_BIT`] for fixed nodes.
+    pub index: Vec<u32>,
+    /// Reals of the domain matrices, all levels.
+    pub matrix_reals: u64,
+    /// Reals of the restricted residuals and corrections, all levels.
+    pub vector_reals: u64,
+    /// Frames (one `vec4` each) of levels 1 and up.
+    pub frames: u64,
+    /// Reals of the coarse levels' partial blocks: 16 blocks of 6 × 6 per
+    /// supernode of levels 1 and 2.
+    pub partial_reals: u64,
+}
+
+impl MasPlan {
+    /// The hierarchy of `model`'s nodes at their initial positions.
+    pub fn new(model: &Model) -> Result<Self, String> {
+        let (n, dim) = (model.num_nodes(), model.dim);
+        let order = crate::mas::morton::morton_order(&model.x0, dim);
+        let mut index = order.clone();
+        index.resize(2 * n, 0);
+        for (rank, &i) in order.iter().enumerate() {
+            index[n + i as usize] = rank as u32
+                | if model.fixed[i as usize] {
+                    FIXED_BIT
+                } else {
+                    0
+                };
+        }
+        let coarse = crate::mas::basis::coarse_dofs(dim);
+        let (mut levels, mut count, mut span) = (Vec::new(), n, 1usize);
+        let (mut domains, mut matrix, mut vector, mut frames) = (0u64, 0u64, 0u64, 0u64);
+        while count > 0 {
+            let dofs = if levels.is_empty() { dim } else { coarse };
+            let level_domains = count.div_ceil(MAS_DOMAIN) as u64;
+            let m = (MAS_DOMAIN * dofs) as u64;
+            let padded = level_domains * m;
+            let too_big = |v: u64| u32::try_from(v).map_err(|_| too_big_error(n));
+            let level = Level {
+                count: too_big(count as u64)?,
+                span: too_big(span as u64)?,
+                first_domain: too_big(domains)?,
+                dofs: dofs as u32,
+                matrix_offset: too_big(matrix)?,
+                v_offset: too_big(vector)?,
+                y_offset: too_big(vector + padded)?,
+                frame_offset: too_big(frames)?,
+            };
+            domains += level_domains;
+            matrix += level_domains * m * m;
+            vector += 2 * padded;
+            if !levels.is_empty() {
+                frames += count as u64;
+            }
+            too_big(matrix)?;
+            too_big(vector)?;
+            levels.push(level);
+            if level_domains == 1 {
+                break;
+            }
+            count = level_domains as usize;
+            span *= MAS_DOMAIN;
+        }
+        if levels.len() > MAX_MAS_LEVELS {
+            return Err(too_big_error(n));
+        }
+        let per_level = |l: usize| levels.get(l).map_or(0, |lv: &Level| lv.count as u64);
+        let partial_reals = if levels.len() > 2 {
+            (per_level(1) + per_level(2)) * (MAS_DOMAIN as u64) * 36
+        } else {
+            0
+        };
+        Ok(Self {
+            partial_reals,
+            levels,
+            domains: domains as u32,
+            index,
+            matrix_reals: matrix,
+            vector_reals: vector,
+            frames,
+        })
+    }
+
+    /// The level table for `Params`: `[levels, domains, 0, 0]` and two `vec4<u32>`
+    /// per level.
+    pub fn params(&self) -> ([u32; 4], [[u32; 4]; 2 * MAX_MAS_LEVELS]) {
+        let mut table = [[0u32; 4]; 2 * MAX_MAS_LEVELS];
+        for (l, lv) in self.levels.iter().enumerate() {
+            table[2 * l] = [lv.count, lv.span, lv.first_domain, lv.dofs];
+            table[2 * l + 1] = [lv.matrix_offset, lv.v_offset, lv.y_offset, lv.frame_offset];
+        }
+        ([self.levels.len() as u32, self.domains, 0, 0], table)
+    }
+
+    /// Supernodes of level 1 (threads of the per-supernode kernels).
+    pub fn supernodes(&self) -> u32 {
+        self.levels.get(1).map_or(0, |l| l.count)
+    }
+
+    /// Kernels that factor the preconditioner at the current iterate (after the
+    /// assembly): the frames level by level; the matrices of levels 2 and up from
+    /// partial blocks over level-1 supernodes summed up level by level (top level
+    /// first); those of levels 0 and 1 directly; then every domain matrix inverted.
+    pub fn factor(&self) -> Vec<Kernel> {
+        let coarse = self.levels.len().saturating_sub(1);
+        let mut k = Vec::new();
+        for l in 0..coarse {
+            k.push(if l == 0 {
+                Kernel::MasLevelFirst
+            } else {
+                Kernel::MasLevelUp
+            });
+            k.push(Kernel::MasFramesLevel);
+        }
+        // The level cursor is at the top level now.
+        for l in (2..=coarse).rev() {
+            k.extend([Kernel::MasGrainFirst, Kernel::MasCoarsePartials]);
+            for _ in 1..l {
+                k.extend([Kernel::MasCoarseTree, Kernel::MasGrainUp]);
+            }
+            k.push(Kernel::MasCoarseStore);
+            if l > 2 {
+                k.push(Kernel::MasLevelDown);
+            }
+        }
+        k.extend([Kernel::MasFactor, Kernel::MasInvert]);
+        k
+    }
+
+    /// Kernels of one application z = M⁻¹ r, ending with the partial sums of r·z and
+    /// r·r: restriction up, every domain solved, prolongation down.
+    pub fn apply(&self) -> Vec<Kernel> {
+        let coarse = self.levels.len().saturating_sub(1);
+        let mut k = Vec::new();
+        for l in 0..coarse {
+            k.push(if l == 0 {
+                Kernel::MasLevelFirst
+            } else {
+                Kernel::MasLevelUp
+            });
+            k.push(Kernel::MasRestrict);
+        }
+        k.push(Kernel::MasSolve);
+        for _ in 1..coarse {
+            k.push(Kernel::MasProlong);
+            k.push(Kernel::MasLevelDown);
+        }
+        k.push(Kernel::MasFinish);
+        k
+    }
+
+    /// The start of a CG solve with MAS (the counterpart of `CG_START`).
+    pub fn cg_start(&self) -> Vec<Kernel> {
+        let mut k = vec![Kernel::MasCgStart];
+        k.extend(self.apply());
+        k.extend([Kernel::CgStartScalars, Kernel::CgDirection]);
+        k
+    }
+
+    /// One CG iteration with MAS (the counterpart of `CG_ITERATION`).
+    pub fn cg_iteration(&self) -> Vec<Kernel> {
+        let mut k = vec![
+            Kernel::NewtonMatvec,
+            Kernel::CgAlpha,
+            Kernel::CgUpdateResidual,
+        ];
+        k.extend(self.apply());
+        k.extend([Kernel::CgBeta, Kernel::CgDirection]);
+        k
+    }
+
+    /// Bytes of device memory the preconditioner holds.
+    pub fn memory_bytes(&self) -> u64 {
+        4 * (self.matrix_reals + self.vector_reals + self.partial_reals + self.index.len() as u64)
+            + 16 * self.frames
+    }
+}
+
+fn too_big_error(n: usize) -> String {
+    format!("the multilevel preconditioner's tables for {n} nodes exceed 32-bit indices on the GPU; use solver.preconditioner = \"block_jacobi\"")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_group_sixteen_supernodes_up_to_one_domain() {
+        let scene = crate::scene::parse(
+            "dimension = 2\n[solver]\ndt = 0.01\n[contact]\ndhat = 0.01\nkappa = 1e5\n[[walls]]\ntype = \"plane\"\npoint = [0, -1]\nnormal = [0, 1]\n[[bodies]]\ngenerator = \"grid\"\nsize = [1, 1]\ncells = [20, 20]\ndensity = 1\nspring_stiffness = 10\n",
+            "t.toml",
+            "t",
+        )
+        .unwrap();
+        let plan = MasPlan::new(&scene.model).unwrap();
+        // 441 nodes: 28 level-0 domains, 28 supernodes on level 1 in 2 domains, one
+        // domain on level 2.
+        let counts: Vec<u32> = plan.levels.iter().map(|l| l.count).collect();
+        assert_eq!(counts, vec![441, 28, 2]);
+        assert_eq!(plan.domains, 28 + 2 + 1);
+        assert_eq!(plan.levels[1].first_domain, 28);
+        assert_eq!(plan.levels[2].span, 256);
+        assert_eq!(plan.matrix_reals, 28 * 32 * 32 + 2 * 48 * 48 + 48 * 48);
+        assert_eq!(plan.frames, 28 + 2);
+        // Every node once in the order, and the rank table its inverse.
+        let n = 441;
+        for rank in 0..n {
+            let i = plan.index[rank] as usize;
+            assert_eq!(plan.index[n + i] & !FIXED_BIT, rank as u32);
+        }
+        let apply = plan.apply();
+        assert_eq!(apply.first(), Some(&Kernel::MasLevelFirst));
+        assert_eq!(apply.last(), Some(&Kernel::MasFinish));
+        assert_eq!(
+            apply.iter().filter(|k| **k == Kernel::MasRestrict).count(),
+            2
+        );
+        assert_eq!(
+            apply.iter().filter(|k| **k == Kernel::MasProlong).count(),
+            1
+        );
+    }
+}
