@@ -150,3 +150,66 @@ impl NpyWriter {
         Ok(())
     }
 }
+
+/// The header of a `.npy` file as [`NpyWriter`] and [`write_npy`] write it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NpyHeader {
+    /// The NumPy type string (`<f4`, `<f8`, `<i4`).
+    pub descr: String,
+    /// The shape.
+    pub shape: Vec<usize>,
+    /// Byte offset of the data.
+    pub data_offset: u64,
+}
+
+/// Reads the header at the start of the `.npy` file `path` (version 1.0 or 2.0, C
+/// order); errors are one line naming the file and the reason.
+pub fn read_header(path: &Path, file: &mut impl io::Read) -> Result<NpyHeader, String> {
+    let bad = |why: &str| {
+        format!(
+            "{}: not a .npy file this reader knows ({why})",
+            path.display()
+        )
+    };
+    let mut pre = [0u8; 8];
+    file.read_exact(&mut pre).map_err(|e| io_error(path, e))?;
+    if &pre[..6] != b"\x93NUMPY" {
+        return Err(bad("no NUMPY magic"));
+    }
+    let (len, offset) = if pre[6] == 1 {
+        let mut l = [0u8; 2];
+        file.read_exact(&mut l).map_err(|e| io_error(path, e))?;
+        (u16::from_le_bytes(l) as usize, 10)
+    } else {
+        let mut l = [0u8; 4];
+        file.read_exact(&mut l).map_err(|e| io_error(path, e))?;
+        (u32::from_le_bytes(l) as usize, 12)
+    };
+    let mut dict = vec![0u8; len];
+    file.read_exact(&mut dict).map_err(|e| io_error(path, e))?;
+    let dict = String::from_utf8_lossy(&dict);
+    let after = |key: &str| dict.split(key).nth(1).map(str::trim_start);
+    let descr = after("'descr':")
+        .and_then(|r| r.strip_prefix('\'')?.split('\'').next())
+        .ok_or_else(|| bad("no descr"))?
+        .to_string();
+    if after("'fortran_order':").is_some_and(|r| r.starts_with("True")) {
+        return Err(bad("Fortran order"));
+    }
+    let shape = after("'shape':")
+        .and_then(|r| r.strip_prefix('(')?.split(')').next())
+        .ok_or_else(|| bad("no shape"))?
+        .split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| {
+            d.parse::<usize>()
+                .map_err(|_| bad("a shape that is not whole numbers"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(NpyHeader {
+        descr,
+        shape,
+        data_offset: (offset + len) as u64,
+    })
+}
