@@ -27,7 +27,9 @@ fn lattice(side: usize) -> (Model, Vec<f64>, Vec<f64>) {
     for i in 0..side {
         for j in 0..side {
             for k in 0..side {
-                x.extend([i as f64 * 0.01, 0.5 + j as f64 * 0.01, k as f64 * 0.01]);
+                // Full-precision values (as a simulated state has), not round decimals.
+                let h = 0.01 * (1.0 + 1e-9 * std::f64::consts::PI);
+                x.extend([i as f64 * h, 0.5 + j as f64 * h, k as f64 * h]);
                 for (di, dj, dk) in [(1, 0, 0), (0, 1, 0), (0, 0, 1)] {
                     let (a, b, c) = (i + di, j + dj, k + dk);
                     if a < side && b < side && c < side {

@@ -84,7 +84,8 @@ pub fn write_npy(path: &Path, descr: &str, shape: &[usize], data: &[u8]) -> Resu
     super::write_atomically(path, &bytes)
 }
 
-/// A `.npy` float array of shape `[rows, tail…]` that grows one row at a time.
+/// A `.npy` float array of shape `[rows, tail…]` that grows one row at a time
+/// (little-endian: the host's byte order, as on every platform springsim targets).
 pub struct NpyWriter {
     path: PathBuf,
     out: BufWriter<File>,
@@ -92,7 +93,7 @@ pub struct NpyWriter {
     row_len: usize,
     rows: u64,
     precision: Precision,
-    buf: Vec<u8>,
+    buf: Vec<f32>,
 }
 
 impl NpyWriter {
@@ -132,10 +133,16 @@ impl NpyWriter {
                 self.row_len
             ));
         }
-        self.buf.clear();
-        push_floats(&mut self.buf, values, self.precision);
+        let bytes: &[u8] = match self.precision {
+            Precision::F32 => {
+                self.buf.clear();
+                self.buf.extend(values.iter().map(|v| *v as f32));
+                bytemuck::cast_slice(&self.buf)
+            }
+            Precision::F64 => bytemuck::cast_slice(values),
+        };
         let r: io::Result<()> = (|| {
-            self.out.write_all(&self.buf)?;
+            self.out.write_all(bytes)?;
             self.out.flush()?;
             let h = header(self.precision.descr(), self.rows + 1, &self.tail);
             let f = self.out.get_mut();

@@ -8,7 +8,7 @@
 //! `wall_distance` (Float64, m: the smallest distance measure to any wall, plane or
 //! implicit; +inf when the scene has no walls). Cells: every spring as a VTK_LINE
 //! (3), then the model's triangles as VTK_TRIANGLE (5) and tetrahedra as VTK_TETRA
-//! (10).
+//! (10); connectivity and offsets are Int32 (Int64 when an index would not fit).
 
 use super::io_error;
 use crate::model::Model;
@@ -83,6 +83,47 @@ fn f64_bytes(v: &[f64]) -> &[u8] {
     bytemuck::cast_slice(v)
 }
 
+/// An integer type of the cell arrays: Int32 when every index fits, else Int64.
+trait CellIndex: bytemuck::Pod {
+    fn of(i: usize) -> Self;
+}
+
+impl CellIndex for i32 {
+    fn of(i: usize) -> Self {
+        i as i32
+    }
+}
+
+impl CellIndex for i64 {
+    fn of(i: usize) -> Self {
+        i as i64
+    }
+}
+
+/// Adds the `connectivity` and `offsets` arrays of the springs, triangles and
+/// tetrahedra of `model` as `kind` (the VTK name of `T`).
+fn cell_arrays<T: CellIndex>(a: &mut Appended, model: &Model, kind: &str) {
+    let cells = model.springs.len() + model.triangles.len() + model.tetrahedra.len();
+    let mut conn: Vec<T> = Vec::with_capacity(
+        2 * model.springs.len() + 3 * model.triangles.len() + 4 * model.tetrahedra.len(),
+    );
+    let mut offsets: Vec<T> = Vec::with_capacity(cells);
+    for s in &model.springs {
+        conn.extend([T::of(s.a as usize), T::of(s.b as usize)]);
+        offsets.push(T::of(conn.len()));
+    }
+    for t in &model.triangles {
+        conn.extend(t.iter().map(|i| T::of(*i as usize)));
+        offsets.push(T::of(conn.len()));
+    }
+    for t in &model.tetrahedra {
+        conn.extend(t.iter().map(|i| T::of(*i as usize)));
+        offsets.push(T::of(conn.len()));
+    }
+    a.array(kind, "connectivity", 1, bytemuck::cast_slice(&conn));
+    a.array(kind, "offsets", 1, bytemuck::cast_slice(&offsets));
+}
+
 /// Writes the `.vtu` frame of `model` at positions `x` (m) with `point` data to
 /// `path`.
 pub fn write_vtu_frame(
@@ -118,28 +159,16 @@ pub fn write_vtu_frame(
     a.array("Float64", "", 3, f64_bytes(&xyz(x, dim)));
     a.xml.push_str("      </Points>\n      <Cells>\n");
     let cells = model.springs.len() + model.triangles.len() + model.tetrahedra.len();
-    let mut conn: Vec<i64> = Vec::with_capacity(
-        2 * model.springs.len() + 3 * model.triangles.len() + 4 * model.tetrahedra.len(),
-    );
-    let mut offsets: Vec<i64> = Vec::with_capacity(cells);
-    let mut types: Vec<u8> = Vec::with_capacity(cells);
-    for s in &model.springs {
-        conn.extend([s.a as i64, s.b as i64]);
-        offsets.push(conn.len() as i64);
-        types.push(VTK_LINE);
+    let conn_len = 2 * model.springs.len() + 3 * model.triangles.len() + 4 * model.tetrahedra.len();
+    if conn_len <= i32::MAX as usize && n <= i32::MAX as usize {
+        cell_arrays::<i32>(&mut a, model, "Int32");
+    } else {
+        cell_arrays::<i64>(&mut a, model, "Int64");
     }
-    for t in &model.triangles {
-        conn.extend(t.iter().map(|i| *i as i64));
-        offsets.push(conn.len() as i64);
-        types.push(VTK_TRIANGLE);
-    }
-    for t in &model.tetrahedra {
-        conn.extend(t.iter().map(|i| *i as i64));
-        offsets.push(conn.len() as i64);
-        types.push(VTK_TETRA);
-    }
-    a.array("Int64", "connectivity", 1, bytemuck::cast_slice(&conn));
-    a.array("Int64", "offsets", 1, bytemuck::cast_slice(&offsets));
+    let types: Vec<u8> = std::iter::repeat_n(VTK_LINE, model.springs.len())
+        .chain(std::iter::repeat_n(VTK_TRIANGLE, model.triangles.len()))
+        .chain(std::iter::repeat_n(VTK_TETRA, model.tetrahedra.len()))
+        .collect();
     a.array("UInt8", "types", 1, &types);
     a.xml.push_str("      </Cells>\n");
     let head = format!(

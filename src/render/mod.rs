@@ -19,7 +19,7 @@ pub use trajectory::{read_trajectory, read_trajectory_npy, Frame, Trajectory};
 /// Arguments of `springsim render`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct RenderArgs {
-    /// A run's output folder (holding trajectory.csv and summary.json).
+    /// A run's output folder (holding trajectory.csv or trajectory.npy, and summary.json).
     pub dir: PathBuf,
     /// The scene (file or bundled name); default: the one summary.json names.
     #[arg(long)]
@@ -174,7 +174,7 @@ pub fn render(args: &RenderArgs) -> Result<Vec<PathBuf>, String> {
 }
 
 /// The `springsim render` command: exit status 0; 2 with one error line for bad input
-/// (arguments, summary.json, the scene, trajectory.csv); 1 when writing fails. An
+/// (arguments, summary.json, the scene, the trajectory); 1 when writing fails. An
 /// incomplete last step is left out with a warning (unless `--quiet`).
 pub fn main(args: RenderArgs) -> ExitCode {
     let prepared = match prepare(&args) {
