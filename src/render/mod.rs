@@ -99,7 +99,7 @@ pub fn prepare(args: &RenderArgs) -> Result<Prepared, String> {
         }
         None => (until / 200).max(1),
     };
-    let keep = |st: u64| st % every == 0 && st <= until;
+    let keep = |st: u64| st.is_multiple_of(every) && st <= until;
     let (dim, nodes) = (s.model.dim, s.model.num_nodes());
     let t = match trajectory_file(&args.dir) {
         TrajectoryFile::Npy => read_trajectory_npy(&args.dir, dim, nodes, dt, keep)?,
