@@ -5,7 +5,8 @@
 //! legacy `vtk`. Each benchmark prints the bytes it writes per frame.
 //!
 //! `cargo bench --bench output_formats`; `SPRINGSIM_BENCH_SIDE=40` picks a smaller
-//! lattice (side³ nodes). Under `cargo test` each benchmark runs once.
+//! lattice (side³ nodes). Under `cargo test` each benchmark runs once on a 20³
+//! lattice.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use springsim::model::{BodyInfo, Model, Spring};
@@ -85,7 +86,12 @@ fn bench(c: &mut Criterion) {
     let side = std::env::var("SPRINGSIM_BENCH_SIDE")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(100);
+        // `cargo test` runs each benchmark once (no `--bench` argument): a small lattice.
+        .unwrap_or(if std::env::args().any(|a| a == "--bench") {
+            100
+        } else {
+            20
+        });
     let (model, x, v) = lattice(side);
     let n = model.num_nodes();
     let mut g = c.benchmark_group(format!("output_frame_{n}_nodes"));
@@ -130,6 +136,9 @@ fn bench(c: &mut Criterion) {
         report(name, size_of(&dir.join("frames")));
     }
     g.finish();
+    for name in ["csv", "npy_f32", "npy_f64", "vtu", "ply", "vtk"] {
+        let _ = std::fs::remove_dir_all(fresh(name));
+    }
 }
 
 criterion_group!(benches, bench);
