@@ -254,6 +254,7 @@ fn run_one(sc: &Scene, b: &'static str, args: &SoakArgs) -> Result<Row, String> 
         frames: None,
         progress: false,
         stop_after_contact: args.after_contact,
+        ..Default::default()
     };
     let t0 = Instant::now();
     let result = run(sc, backend, &opts);

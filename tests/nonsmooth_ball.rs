@@ -89,6 +89,7 @@ fn bundled_scene_reproduces_the_seed_run() {
         frames: None,
         progress: false,
         stop_after_contact: None,
+        ..Default::default()
     };
     assert_eq!(opts.steps, 1000);
     let summary = springsim::run::run(&sc, None, &opts).unwrap();

@@ -89,6 +89,7 @@ fn a_run_with_a_ball_outside_a_wall_fails_naming_step_ball_and_gap() {
         frames: None,
         progress: false,
         stop_after_contact: None,
+        ..Default::default()
     };
     let err = springsim::run::run(&sc, None, &opts).unwrap_err();
     assert!(!err.contains('\n'), "{err}");

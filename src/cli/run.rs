@@ -5,6 +5,9 @@ use crate::backend::cpu::CpuBackend;
 use crate::backend::gpu::GpuBackend;
 use crate::backend::Backend;
 use crate::linear_solver::{LinearSolver, PreconditionerKind};
+use crate::output::frames::FrameFormat;
+use crate::output::npy::Precision;
+use crate::output::trajectory::{TrajectoryFormat, TrajectorySpec};
 use crate::run::{run, RunOptions, Summary};
 use crate::scene::{self, Scene};
 use std::io::IsTerminal;
@@ -39,12 +42,27 @@ pub struct RunArgs {
     /// Output folder (default: out/SCENE_NAME).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Also write trajectory.csv: every node's position at every step.
+    /// Also write the trajectory: every node's position at every (stride-th) step.
     #[arg(long)]
     pub trajectory: bool,
-    /// Also write a VTK frame (ParaView) every K steps into OUT/frames.
+    /// Trajectory format: `csv` (trajectory.csv) or `npy` (trajectory.npy [frames,
+    /// nodes, dim] with times.npy, springs.npy and bodies.json).
+    #[arg(long, value_enum, default_value = "csv", requires = "trajectory")]
+    pub trajectory_format: TrajectoryFormat,
+    /// Store the trajectory every K steps (and the initial state).
+    #[arg(long, value_name = "K", default_value_t = 1, requires = "trajectory",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub trajectory_stride: u64,
+    /// Float precision of trajectory.npy (npy only; csv always holds f64 values).
+    #[arg(long, value_enum, default_value = "f32", requires = "trajectory")]
+    pub trajectory_precision: Precision,
+    /// Also write a frame every K steps (and the initial state) into OUT/frames.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
     pub frames: Option<u64>,
+    /// Frame format: `vtk` (legacy ASCII VTK), `vtu` (binary VTK XML with point data,
+    /// plus OUT/frames.pvd for ParaView) or `ply` (binary PLY for Blender).
+    #[arg(long, value_enum, default_value = "vtk", requires = "frames")]
+    pub frame_format: FrameFormat,
     /// No progress bar and no report.
     #[arg(long, short)]
     pub quiet: bool,
@@ -180,7 +198,13 @@ fn prepare(args: &RunArgs) -> Result<Prepared, String> {
         steps,
         out_dir,
         trajectory: args.trajectory,
+        trajectory_spec: TrajectorySpec {
+            format: args.trajectory_format,
+            stride: args.trajectory_stride,
+            precision: args.trajectory_precision,
+        },
         frames: args.frames,
+        frame_format: args.frame_format,
         progress: !args.quiet && std::io::stderr().is_terminal(),
         stop_after_contact: None,
     };

@@ -1,5 +1,5 @@
-//! `springsim render DIR`: turns a run's `trajectory.csv` (written by
-//! `springsim run --trajectory`) into `animation.gif` and PNG stills in the same
+//! `springsim render DIR`: turns a run's `trajectory.csv` or `trajectory.npy`
+//! (written by `springsim run --trajectory`) into `animation.gif` and PNG stills in the same
 //! folder. Walls are drawn as the zero level set of their function (the sign changes
 //! of W between neighbouring pixels, plane walls included), springs as lines, nodes
 //! as dots and particles with a radius as discs; the time and the restitution (or
@@ -14,12 +14,12 @@ use crate::scene::{self, Scene};
 use draw::{draw, fit_view, indices, palette, wall_mask};
 use std::path::PathBuf;
 use std::process::ExitCode;
-pub use trajectory::{read_trajectory, Frame, Trajectory};
+pub use trajectory::{read_trajectory, read_trajectory_npy, Frame, Trajectory};
 
 /// Arguments of `springsim render`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct RenderArgs {
-    /// A run's output folder (holding trajectory.csv and summary.json).
+    /// A run's output folder (holding trajectory.csv or trajectory.npy, and summary.json).
     pub dir: PathBuf,
     /// The scene (file or bundled name); default: the one summary.json names.
     #[arg(long)]
@@ -99,18 +99,39 @@ pub fn prepare(args: &RenderArgs) -> Result<Prepared, String> {
         }
         None => (until / 200).max(1),
     };
-    let t = read_trajectory(
-        &args.dir.join("trajectory.csv"),
-        s.model.dim,
-        s.model.num_nodes(),
-        |st| st % every == 0 && st <= until,
-    )?;
+    let keep = |st: u64| st.is_multiple_of(every) && st <= until;
+    let (dim, nodes) = (s.model.dim, s.model.num_nodes());
+    let t = match trajectory_file(&args.dir) {
+        TrajectoryFile::Npy => read_trajectory_npy(&args.dir, dim, nodes, dt, keep)?,
+        TrajectoryFile::Csv => read_trajectory(&args.dir.join("trajectory.csv"), dim, nodes, keep)?,
+    };
     Ok(Prepared {
         scene: s,
         frames: t.frames,
         every,
         warning: t.warning,
     })
+}
+
+/// Which trajectory file a run folder holds.
+enum TrajectoryFile {
+    Csv,
+    Npy,
+}
+
+/// `trajectory.npy` when the folder has one newer than any `trajectory.csv`, else
+/// `trajectory.csv` (whose absence [`read_trajectory`] reports).
+fn trajectory_file(dir: &std::path::Path) -> TrajectoryFile {
+    let modified = |name: &str| {
+        std::fs::metadata(dir.join(name))
+            .and_then(|m| m.modified())
+            .ok()
+    };
+    match (modified("trajectory.npy"), modified("trajectory.csv")) {
+        (Some(n), Some(c)) if n >= c => TrajectoryFile::Npy,
+        (Some(_), None) => TrajectoryFile::Npy,
+        _ => TrajectoryFile::Csv,
+    }
 }
 
 /// Draws what [`prepare`] read into `args.dir`: `animation.gif` and `args.stills`
@@ -139,7 +160,10 @@ pub fn write(args: &RenderArgs, p: &Prepared) -> Result<Vec<PathBuf>, String> {
         }
     }
     let p = args.dir.join("animation.gif");
-    std::fs::write(&p, gif.finish()).map_err(|e| format!("{}: {e}", p.display()))?;
+    let bytes = gif
+        .try_finish()
+        .map_err(|e| format!("{}: {e}", p.display()))?;
+    std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
     written.push(p);
     Ok(written)
 }
@@ -150,7 +174,7 @@ pub fn render(args: &RenderArgs) -> Result<Vec<PathBuf>, String> {
 }
 
 /// The `springsim render` command: exit status 0; 2 with one error line for bad input
-/// (arguments, summary.json, the scene, trajectory.csv); 1 when writing fails. An
+/// (arguments, summary.json, the scene, the trajectory); 1 when writing fails. An
 /// incomplete last step is left out with a warning (unless `--quiet`).
 pub fn main(args: RenderArgs) -> ExitCode {
     let prepared = match prepare(&args) {

@@ -3,9 +3,9 @@
 //! it goes.
 
 use super::summary::{FinalState, Summary, SummaryFile};
-use super::{progress_bar, trajectory_csv, RunOptions, MAX_CONSECUTIVE_STALLS};
+use super::{frame_writer, progress_bar, trajectory_writer, RunOptions, MAX_CONSECUTIVE_STALLS};
 use crate::backend::Backend;
-use crate::output::{write_vtk_frame, StepsCsv};
+use crate::output::StepsCsv;
 use crate::scene::Scene;
 use crate::sim::{Simulation, StepRecord};
 use std::time::Instant;
@@ -18,30 +18,31 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
     std::fs::create_dir_all(&opts.out_dir)
         .map_err(|e| crate::output::io_error(&opts.out_dir, e))?;
     let mut steps_csv = StepsCsv::create(opts.out_dir.join("steps.csv"))?;
-    let mut traj = trajectory_csv(opts, dim)?;
-    let frames_dir = opts.out_dir.join("frames");
-    if opts.frames.is_some() {
-        std::fs::create_dir_all(&frames_dir)
-            .map_err(|e| crate::output::io_error(&frames_dir, e))?;
-    }
-    let write_frame = |step: u64, x: &[f64]| -> Result<(), String> {
-        match opts.frames {
-            Some(k) if step.is_multiple_of(k) => write_vtk_frame(
-                &frames_dir.join(format!("frame_{step:06}.vtk")),
-                model,
-                x,
-                step as f64 * model.solver.dt,
-            ),
-            _ => Ok(()),
-        }
-    };
-
+    let mut traj = trajectory_writer(opts, model)?;
+    let mut frames = frame_writer(opts)?;
+    let dt = model.solver.dt;
+    let frame_due = |step: u64| opts.frames.is_some_and(|k| step.is_multiple_of(k));
     let mut sim = Simulation::new(backend, model.solver.clone());
-    let x0 = sim.backend().positions();
-    if let Some(t) = traj.as_mut() {
-        t.write(0, &x0)?;
-    }
-    write_frame(0, &x0)?;
+    // Writes the outputs due at `step`, reading back only what they need.
+    let mut outputs = |sim: &mut Simulation, step: u64| -> Result<(), String> {
+        let traj_due = traj.as_ref().is_some_and(|t| t.due(step));
+        if !traj_due && !frame_due(step) {
+            return Ok(());
+        }
+        let x = sim.backend().positions();
+        if let Some(t) = traj.as_mut() {
+            t.write(step, step as f64 * dt, &x)?;
+        }
+        if let (Some(f), true) = (frames.as_mut(), frame_due(step)) {
+            let v = f
+                .format()
+                .needs_velocities()
+                .then(|| sim.backend().velocities());
+            f.write(model, step, step as f64 * dt, &x, v.as_deref())?;
+        }
+        Ok(())
+    };
+    outputs(&mut sim, 0)?;
     let d0 = sim.backend().diagnostics().min_wall_distance;
     let (backend_name, device) = (sim.backend().name().into(), sim.backend().device());
     let mut file = SummaryFile::start(
@@ -69,13 +70,7 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
         let summary = &mut file.summary;
         accumulate(summary, &rec, model.barrier.dhat);
         steps_csv.write(&rec)?;
-        if traj.is_some() || opts.frames.is_some_and(|k| rec.step.is_multiple_of(k)) {
-            let x = sim.backend().positions();
-            if let Some(t) = traj.as_mut() {
-                t.write(rec.step, &x)?;
-            }
-            write_frame(rec.step, &x)?;
-        }
+        outputs(&mut sim, rec.step)?;
         if let Some(b) = &bar {
             b.set_message(format!(
                 "{:.2} ms/step, {} Newton its{}",

@@ -4,7 +4,7 @@
 //! Newton, [`nonsmooth`] steps a particle scene with `contact.model = "nonsmooth"`
 //! through [`crate::nonsmooth::scheme`]. Both write `steps.csv` and `summary.json`
 //! ([`summary`], the one place the summary is started, rewritten and finished) and,
-//! on request, `trajectory.csv`; [`plots`] is `springsim plot`, the pictures of a
+//! on request, the trajectory and frames ([`crate::output`]); [`plots`] is `springsim plot`, the pictures of a
 //! run's `steps.csv`.
 
 pub mod barrier;
@@ -13,22 +13,27 @@ pub mod plots;
 pub mod summary;
 
 use crate::backend::Backend;
-use crate::output::TrajectoryCsv;
+use crate::output::frames::{FrameFormat, FrameWriter};
+use crate::output::trajectory::{TrajectorySpec, TrajectoryWriter};
 use crate::scene::Scene;
 use std::path::PathBuf;
 pub use summary::Summary;
 
 /// What to run and what to write.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// Time steps to take.
     pub steps: u64,
     /// Output folder (created if missing).
     pub out_dir: PathBuf,
-    /// Write `trajectory.csv` with every node at every step.
+    /// Write the trajectory (every node's position, see `trajectory_spec`).
     pub trajectory: bool,
-    /// Write a VTK frame every this many steps (and the initial state).
+    /// Format, stride and precision of the trajectory.
+    pub trajectory_spec: TrajectorySpec,
+    /// Write a frame every this many steps (and the initial state).
     pub frames: Option<u64>,
+    /// The frames' file format.
+    pub frame_format: FrameFormat,
     /// Show a progress bar on stderr.
     pub progress: bool,
     /// End the run this many steps after its first contact (a node within d̂ of a
@@ -70,13 +75,22 @@ pub fn run(
     }
 }
 
-/// `opts.out_dir/trajectory.csv` for `dim`-dimensional nodes when `opts.trajectory`
-/// asks for it.
-fn trajectory_csv(opts: &RunOptions, dim: usize) -> Result<Option<TrajectoryCsv>, String> {
-    match opts.trajectory {
-        true => TrajectoryCsv::create(opts.out_dir.join("trajectory.csv"), dim).map(Some),
-        false => Ok(None),
-    }
+/// The trajectory writer of `model` into `opts.out_dir` when `opts.trajectory` asks
+/// for one.
+fn trajectory_writer(
+    opts: &RunOptions,
+    model: &crate::model::Model,
+) -> Result<Option<TrajectoryWriter>, String> {
+    opts.trajectory
+        .then(|| TrajectoryWriter::create(&opts.out_dir, model, opts.trajectory_spec))
+        .transpose()
+}
+
+/// The frame writer into `opts.out_dir` when `opts.frames` asks for frames.
+fn frame_writer(opts: &RunOptions) -> Result<Option<FrameWriter>, String> {
+    opts.frames
+        .map(|_| FrameWriter::create(&opts.out_dir, opts.frame_format))
+        .transpose()
 }
 
 /// A progress bar over `steps` steps on stderr.

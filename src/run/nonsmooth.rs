@@ -5,7 +5,7 @@
 //! - `particles.csv`: per step and particle the position, velocity, gap, impulse λ
 //!   and whether it was in contact;
 //! - `steps.csv` and `summary.json` in the same format as barrier runs (Newton and CG
-//!   columns zero, barrier energy zero), `trajectory.csv` with `--trajectory`;
+//!   columns zero, barrier energy zero), the trajectory with `--trajectory` and frames with `--frames`;
 //! - the plots of [`crate::nonsmooth::plots`].
 //!
 //! A run whose particle ends a step outside a wall by more than the contact rule
@@ -14,10 +14,13 @@
 //! finite.
 
 use super::summary::{FinalState, Summary, SummaryFile};
-use super::{trajectory_csv, RunOptions};
+use super::{frame_writer, trajectory_writer, RunOptions};
+use crate::model::Model;
 use crate::nonsmooth::plots::{write_plots, History};
 use crate::nonsmooth::scheme::ParticleSystem;
-use crate::output::{create_csv, io_error, StepRow, StepsCsv, TrajectoryCsv};
+use crate::output::frames::FrameWriter;
+use crate::output::trajectory::TrajectoryWriter;
+use crate::output::{create_csv, io_error, StepRow, StepsCsv};
 use crate::scene::Scene;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -93,11 +96,18 @@ struct Writers {
     energy: BufWriter<File>,
     particles: BufWriter<File>,
     steps: StepsCsv,
-    trajectory: Option<TrajectoryCsv>,
+    trajectory: Option<TrajectoryWriter>,
+    frames: Option<FrameWriter>,
 }
 
 impl Writers {
-    fn row(&mut self, s: &ParticleSystem, step: u64, opts: &RunOptions) -> Result<(), String> {
+    fn row(
+        &mut self,
+        s: &ParticleSystem,
+        step: u64,
+        model: &Model,
+        opts: &RunOptions,
+    ) -> Result<(), String> {
         let e = &s.energies;
         let contacts = s.contact.iter().filter(|c| **c).count();
         let min_gap = min_gap(s);
@@ -138,7 +148,12 @@ impl Writers {
         })();
         r.map_err(|e| format!("{}: {e}", opts.out_dir.display()))?;
         if let Some(t) = self.trajectory.as_mut() {
-            t.write(step, &s.u)?;
+            t.write(step, s.time, &s.u)?;
+        }
+        if let (Some(f), Some(k)) = (self.frames.as_mut(), opts.frames) {
+            if step.is_multiple_of(k) {
+                f.write(model, step, s.time, &s.u, Some(&s.v))?;
+            }
         }
         Ok(())
     }
@@ -168,11 +183,12 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
             ),
         )?,
         steps: StepsCsv::create(opts.out_dir.join("steps.csv"))?,
-        trajectory: trajectory_csv(opts, d)?,
+        trajectory: trajectory_writer(opts, model)?,
+        frames: frame_writer(opts)?,
     };
     let mut history = History::new(s.len());
     history.record(&s);
-    out.row(&s, 0, opts)?;
+    out.row(&s, 0, model, opts)?;
     let mut file = SummaryFile::start(
         &opts.out_dir,
         Summary::start(
@@ -208,7 +224,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
             min_gap,
             wall_ms,
         })?;
-        out.row(&s, step, opts)?;
+        out.row(&s, step, model, opts)?;
         history.record(&s);
         let outside = (0..s.len()).find_map(|i| s.outside(i).map(|o| (i, o)));
         let summary = &mut file.summary;

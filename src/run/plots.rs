@@ -61,38 +61,40 @@ pub fn read_csv(path: &Path) -> Result<Columns, String> {
         }
         _ => &text[..],
     };
-    let mut lines = text.lines();
-    let header: Vec<String> = lines
-        .next()
-        .ok_or_else(|| format!("{}: the file is empty", path.display()))?
-        .split(',')
-        .map(|h| h.trim().to_string())
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .iter()
+        .map(str::to_string)
         .collect();
+    if text.trim().is_empty() {
+        return Err(format!("{}: the file is empty", path.display()));
+    }
     let mut cols: Vec<Vec<f64>> = vec![Vec::new(); header.len()];
     let mut rows = 0;
-    for (i, line) in lines.enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let fields: Vec<&str> = line.split(',').collect();
-        if fields.len() != header.len() {
+    for record in reader.records() {
+        let record = record.map_err(|e| format!("{}: {e}", path.display()))?;
+        let line = record.position().map_or(0, |p| p.line());
+        if record.len() != header.len() {
             return Err(format!(
-                "{}:{}: {} fields where the header has {}",
+                "{}:{line}: {} fields where the header has {}",
                 path.display(),
-                i + 2,
-                fields.len(),
+                record.len(),
                 header.len()
             ));
         }
-        for (k, f) in fields.iter().enumerate() {
+        for (k, f) in record.iter().enumerate() {
             if crate::output::TEXT_COLUMNS.contains(&header[k].as_str()) {
                 continue;
             }
-            let v = f.trim().parse::<f64>().map_err(|_| {
+            let v = f.parse::<f64>().map_err(|_| {
                 format!(
-                    "{}:{}: column `{}`: `{f}` is not a number",
+                    "{}:{line}: column `{}`: `{f}` is not a number",
                     path.display(),
-                    i + 2,
                     header[k]
                 )
             })?;

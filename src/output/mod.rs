@@ -1,12 +1,21 @@
-//! Run outputs: `steps.csv`, `trajectory.csv` and VTK frames, and the atomic file
-//! write that `summary.json` ([`crate::run::summary`]) goes through. Every writer
-//! flushes as it goes, so a run that fails keeps what it wrote.
+//! Run outputs: `steps.csv`, trajectories (`trajectory.csv` or [`npy`]), frames
+//! ([`vtk`], [`vtu`] with a [`pvd`] collection, [`ply`]; chosen in [`frames`]), and
+//! the atomic file write that `summary.json` ([`crate::run::summary`]) goes through.
+//! Every writer flushes as it goes, so a run that fails keeps what it wrote.
 
-use crate::model::Model;
+pub mod frames;
+pub mod npy;
+pub mod ply;
+pub mod pvd;
+pub mod trajectory;
+pub mod vtk;
+pub mod vtu;
+
 use crate::sim::StepRecord;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+pub use vtk::write_vtk_frame;
 
 /// An I/O error that names the file.
 pub fn io_error(path: &Path, e: io::Error) -> String {
@@ -152,32 +161,6 @@ impl TrajectoryCsv {
         })();
         r.map_err(|e| io_error(&self.path, e))
     }
-}
-
-/// Writes a legacy-VTK polydata frame (points and springs as lines) that ParaView
-/// opens directly; 2D positions get z = 0.
-pub fn write_vtk_frame(path: &Path, model: &Model, x: &[f64], time: f64) -> Result<(), String> {
-    let r: io::Result<()> = (|| {
-        let mut out = BufWriter::new(File::create(path)?);
-        let dim = model.dim;
-        let n = model.num_nodes();
-        writeln!(
-            out,
-            "# vtk DataFile Version 3.0\nspringsim frame t={time}\nASCII\nDATASET POLYDATA"
-        )?;
-        writeln!(out, "POINTS {n} double")?;
-        for p in x.chunks(dim) {
-            let z = if dim == 3 { p[2] } else { 0.0 };
-            writeln!(out, "{} {} {}", p[0], p[1], z)?;
-        }
-        let ns = model.springs.len();
-        writeln!(out, "LINES {ns} {}", 3 * ns)?;
-        for s in &model.springs {
-            writeln!(out, "2 {} {}", s.a, s.b)?;
-        }
-        out.flush()
-    })();
-    r.map_err(|e| io_error(path, e))
 }
 
 /// Writes `bytes` to `path` through a temporary file beside it and a rename, so that
