@@ -8,15 +8,29 @@ use super::{Mesh, MeshError};
 use std::collections::HashMap;
 
 /// The OBJ text with every polyline `l v1 v2 … vn` written as n − 1 segments
-/// `l vi vi+1` (the reader would take a longer `l` for a polygon).
-fn split_polylines(bytes: &[u8]) -> Result<String, MeshError> {
+/// `l vi vi+1` (the reader would take a longer `l` for a polygon), and the vertex
+/// positions in the order of the file's `v` statements (the reader renumbers them
+/// by first use; springsim keeps the file's order).
+fn split_polylines(bytes: &[u8]) -> Result<(String, Vec<[f64; 3]>), MeshError> {
     let text = std::str::from_utf8(bytes).map_err(|_| {
         MeshError::file("not a readable Wavefront OBJ file: it is not text (UTF-8)")
     })?;
     let mut out = String::with_capacity(text.len());
+    let mut vertices = Vec::new();
     for line in text.lines() {
         let mut words = line.split_whitespace();
-        if words.next() == Some("l") {
+        let first = words.next();
+        if first == Some("v") {
+            let xyz: Vec<f64> = words
+                .clone()
+                .take(3)
+                .filter_map(|w| w.parse().ok())
+                .collect();
+            if xyz.len() == 3 {
+                vertices.push([xyz[0], xyz[1], xyz[2]]);
+            }
+        }
+        if first == Some("l") {
             let v: Vec<&str> = words.collect();
             for pair in v.windows(2) {
                 out.push_str(&format!("l {} {}\n", pair[0], pair[1]));
@@ -30,7 +44,7 @@ fn split_polylines(bytes: &[u8]) -> Result<String, MeshError> {
             out.push('\n');
         }
     }
-    Ok(out)
+    Ok((out, vertices))
 }
 
 /// Reads an OBJ file's vertices, faces and lines. Elements are numbered (in errors)
@@ -44,7 +58,7 @@ pub fn read(bytes: &[u8]) -> Result<Mesh, MeshError> {
         ignore_lines: false,
         ..Default::default()
     };
-    let text = split_polylines(bytes)?;
+    let (text, vertices) = split_polylines(bytes)?;
     let mut reader = std::io::BufReader::new(text.as_bytes());
     let (models, _materials) = tobj::load_obj_buf(&mut reader, &options, |_| {
         Err(tobj::LoadError::OpenFileFailed)
@@ -52,6 +66,12 @@ pub fn read(bytes: &[u8]) -> Result<Mesh, MeshError> {
     .map_err(|e| MeshError::file(format!("not a readable Wavefront OBJ file: {e}")))?;
     let mut mesh = Mesh::default();
     let mut merged: HashMap<[u64; 3], u32> = HashMap::new();
+    for p in vertices {
+        let next = mesh.points.len() as u32;
+        if *merged.entry(p.map(|v| (v + 0.0).to_bits())).or_insert(next) == next {
+            mesh.points.push(p);
+        }
+    }
     let mut element = 0usize;
     for model in &models {
         let m = &model.mesh;
