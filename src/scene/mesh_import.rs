@@ -121,13 +121,15 @@ impl Builder<'_> {
                 ))
             }
             (_, 2) => {
-                if let Some(i) = m.points.iter().position(|q| q[2].abs() > 1e-9 * diag) {
+                if let Some(q) = m.points.iter().find(|q| q[2].abs() > 1e-9 * diag) {
                     return Err(self.err(
                         &p("file"),
                         format!(
-                            "{name}: mixed dimensions: node {} has z = {}, but a 2D scene takes meshes in the plane z = 0",
-                            i + 1,
-                            fmt_num(m.points[i][2])
+                            "{name}: mixed dimensions: the node at ({}, {}, {}) has z = {}, but a 2D scene takes meshes in the plane z = 0",
+                            fmt_num(q[0]),
+                            fmt_num(q[1]),
+                            fmt_num(q[2]),
+                            fmt_num(q[2])
                         ),
                     ));
                 }
