@@ -8,9 +8,12 @@ use common::bad_scene::{expect_each, run_refused};
 use springsim::scene;
 use std::path::PathBuf;
 
+/// An element block: the Gmsh element type and its elements (tag, node tags).
+type Block = (u32, Vec<(usize, Vec<usize>)>);
+
 /// An MSH 4.1 ASCII file with `nodes` (tag, x, y, z) in one block and element
 /// blocks of (type, [(tag, node tags)]).
-fn msh(nodes: &[(usize, [f64; 3])], blocks: &[(u32, Vec<(usize, Vec<usize>)>)]) -> String {
+fn msh(nodes: &[(usize, [f64; 3])], blocks: &[Block]) -> String {
     let mut s = String::from("$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n");
     let n = nodes.len();
     s += &format!("1 {n} 1 {n}\n3 1 0 {n}\n");

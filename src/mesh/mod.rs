@@ -60,6 +60,10 @@ pub enum Kind {
     Tetrahedra,
 }
 
+/// Lower-dimensional elements to check against the kept ones: their name, the
+/// file's numbers and their nodes.
+type Lower<'a> = (&'a str, &'a [usize], Vec<&'a [u32]>);
+
 /// An imported mesh: points (m, always 3 coordinates; z = 0 for 2D files) and the
 /// elements of one dimension, with the numbers the file gives them (for errors).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -106,7 +110,7 @@ impl Mesh {
             Kind::Triangles => self.triangles.iter().for_each(|t| mark(t)),
             Kind::Lines => self.lines.iter().for_each(|t| mark(t)),
         }
-        let lower: Vec<(&str, &[usize], Vec<&[u32]>)> = match kind {
+        let lower: Vec<Lower> = match kind {
             Kind::Tetrahedra => vec![
                 (
                     "triangle",

@@ -56,7 +56,6 @@ pub fn read(bytes: &[u8]) -> Result<Mesh, MeshError> {
         single_index: false,
         ignore_points: true,
         ignore_lines: false,
-        ..Default::default()
     };
     let (text, vertices) = split_polylines(bytes)?;
     let mut reader = std::io::BufReader::new(text.as_bytes());

@@ -56,28 +56,21 @@ impl Builder<'_> {
         Ok(Some(out))
     }
 
-    /// The bytes of mesh file `file` of body `bi` and the name errors give it:
-    /// relative to the scene file's folder, or a bundled mesh for a bundled scene.
+    /// The bytes of mesh file `file` and the name errors give it: the file relative
+    /// to the scene file's folder; for a bundled scene, or where no such file exists
+    /// and `file` names a bundled mesh (`meshes/box3d.msh`), the bundled copy.
     fn mesh_bytes(&self, path: &str, file: &str) -> Result<(Vec<u8>, String), SceneError> {
-        if self.file.starts_with("bundled:") {
-            let key = file.trim_start_matches("./");
-            return match BUNDLED_MESHES.iter().find(|(n, _)| *n == key) {
-                Some((n, bytes)) => Ok((bytes.to_vec(), format!("bundled:{n}"))),
-                None => Err(self.err(
-                    path,
-                    format!(
-                        "{file}: no such bundled mesh (bundled: {})",
-                        BUNDLED_MESHES
-                            .iter()
-                            .map(|m| m.0)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                )),
-            };
-        }
+        let bundled = BUNDLED_MESHES
+            .iter()
+            .find(|(n, _)| *n == file.trim_start_matches("./"));
         let base = Path::new(self.file).parent().unwrap_or(Path::new(""));
         let full = base.join(file);
+        match bundled {
+            Some((n, bytes)) if self.file.starts_with("bundled:") || !full.exists() => {
+                return Ok((bytes.to_vec(), format!("bundled:{n}")));
+            }
+            _ => {}
+        }
         let name = full.display().to_string();
         std::fs::read(&full)
             .map(|b| (b, name.clone()))

@@ -180,7 +180,7 @@ impl Parser {
             let logical = inner.iter().any(|c| "<>".contains(*c))
                 || ["and", "or", "not"].iter().any(|w| {
                     self.top_words(lo + 1, hi - 1, w)
-                        .map_or(false, |v| !v.is_empty())
+                        .is_ok_and(|v| !v.is_empty())
                 });
             if logical {
                 return self.cond(lo + 1, hi - 1, depth + 1);
