@@ -271,3 +271,37 @@ fn fixed_where_selects_nodes_of_every_body_kind() {
         );
     }
 }
+
+#[test]
+fn obj_polylines_become_ropes_and_need_a_contact_area_in_3d() {
+    let dir = common::temp_dir("mesh_rope");
+    std::fs::create_dir_all(&dir).unwrap();
+    // A rope of four segments (one `l` statement of five vertices) in the plane z = 0.
+    let rope = "v 0 0 0\nv 0.1 0 0\nv 0.2 0.1 0\nv 0.3 0.1 0\nv 0.3 0.3 0\nl 1 2 3 4 5\n";
+    std::fs::write(dir.join("rope.obj"), rope).unwrap();
+    let s = mesh_scene(&dir, 2, "rope.obj", "fixed_where = \"x < 0.05\"\n");
+    let m = &s.model;
+    assert_eq!((m.num_nodes(), m.springs.len()), (5, 4));
+    let length = 0.1 + 2f64.sqrt() * 0.1 + 0.1 + 0.2;
+    common::assert_close(m.mass.iter().sum(), 700.0 * length, 1e-12, 0.0, "rope mass");
+    // The end nodes carry half a segment, the inner ones half of each neighbour.
+    common::assert_close(m.mass[0], 700.0 * 0.05, 1e-12, 0.0, "end node mass");
+    common::assert_close(m.contact_area[0], length / 5.0, 1e-12, 0.0, "rope contact");
+    assert_eq!(m.fixed, vec![true, false, false, false, false]);
+    // In 3D a rope has no contact surface of its own: contact_area must be a number.
+    let text = format!(
+        "dimension = 3\n[solver]\ndt = 0.01\n[contact]\ndhat = 0.01\nkappa = 1e5\n\
+         [[bodies]]\ngenerator = \"mesh\"\nfile = \"rope.obj\"\ndensity = 1.0\nspring_stiffness = 1.0\n"
+    );
+    let path = dir.join("s.toml");
+    let e = scene::parse(&text, path.to_str().unwrap(), "s").unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("bodies[0].contact_area"), "{e}");
+    let ok = scene::parse(
+        &format!("{text}contact_area = 0.01\n"),
+        path.to_str().unwrap(),
+        "s",
+    )
+    .unwrap();
+    assert_eq!(ok.model.contact_area, vec![0.01; 5]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -10,6 +10,8 @@ It writes
   disk2d.msh   a 2D disk of radius 0.5 m centred at the origin, triangles,
                Gmsh MSH 4.1 ASCII;
   box3d.msh    a 1 m cube [0, 1]^3, tetrahedra, Gmsh MSH 4.1 binary;
+  square2d.msh a 2D unit square [0, 1]^2, unstructured triangles, MSH 4.1
+               ASCII (tests/mesh_stiffness.rs hangs it beside the grid);
   cloth.obj    a 1 m x 1 m sheet in the x-z plane (y = 0), 16 x 16 quads,
                meshed by Gmsh (transfinite, recombined) and written by meshio.
 The meshes are small (a few hundred nodes) so that they can be committed and
@@ -33,6 +35,17 @@ def disk():
     gmsh.model.mesh.generate(2)
     gmsh.option.setNumber("Mesh.Binary", 0)
     gmsh.write(os.path.join(HERE, "disk2d.msh"))
+    gmsh.model.remove()
+
+
+def square():
+    gmsh.model.add("square2d")
+    gmsh.model.occ.addRectangle(0.0, 0.0, 0.0, 1.0, 1.0)
+    gmsh.model.occ.synchronize()
+    gmsh.option.setNumber("Mesh.MeshSizeMax", 0.1)
+    gmsh.model.mesh.generate(2)
+    gmsh.option.setNumber("Mesh.Binary", 0)
+    gmsh.write(os.path.join(HERE, "square2d.msh"))
     gmsh.model.remove()
 
 
@@ -79,6 +92,7 @@ if __name__ == "__main__":
     gmsh.option.setNumber("General.Terminal", 0)
     gmsh.option.setNumber("Mesh.MshFileVersion", 4.1)
     disk()
+    square()
     box()
     cloth()
     gmsh.finalize()
