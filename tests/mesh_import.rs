@@ -305,3 +305,28 @@ fn obj_polylines_become_ropes_and_need_a_contact_area_in_3d() {
     assert_eq!(ok.model.contact_area, vec![0.01; 5]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn velocity_where_gives_the_velocity_to_the_selected_nodes_only() {
+    let grid = "generator = \"grid\"\nsize = [1.0, 1.0]\ncells = [2, 2]\ndensity = 1.0\n\
+                spring_stiffness = 1.0\nvelocity = [1.0, -2.0]\nvelocity_where = \"x > 0.1\"";
+    let text = format!(
+        "dimension = 2\n[solver]\ndt = 0.01\n[contact]\ndhat = 0.01\nkappa = 1e5\n[[bodies]]\n{grid}\n"
+    );
+    let s = scene::parse(&text, "s.toml", "s").unwrap();
+    for (p, v) in s.model.x0.chunks(2).zip(s.model.v0.chunks(2)) {
+        let expect: &[f64] = if p[0] > 0.1 {
+            &[1.0, -2.0]
+        } else {
+            &[0.0, 0.0]
+        };
+        assert_eq!(v, expect, "node at {p:?}");
+    }
+    let e = scene::parse(&text.replace("velocity = [1.0, -2.0]\n", ""), "s.toml", "s").unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("bodies[0].velocity_where"), "{e}");
+    let e = scene::parse(&text.replace("x > 0.1", "x > 1"), "s.toml", "s").unwrap_err();
+    assert!(
+        e.reason.contains("holds at none of this body's 9 nodes"),
+        "{e}"
+    );
+}

@@ -181,6 +181,9 @@ pub struct BodySection {
     /// Every body: nodes whose initial position satisfies this condition over
     /// `x, y[, z]` (m) are fixed, in addition to `fixed`.
     pub fixed_where: Option<String>,
+    /// Every body: only the nodes whose initial position satisfies this condition
+    /// get `velocity` (or their random velocity); the others start at rest.
+    pub velocity_where: Option<String>,
     /// Extent (m): 2 numbers for grid and cloth, 3 for lattice; not for particles.
     pub size: Option<Vec<f64>>,
     /// Cells along each extent (each ≥ 1); not for particles.
