@@ -289,12 +289,10 @@ fn obj_polylines_become_ropes_and_need_a_contact_area_in_3d() {
     common::assert_close(m.contact_area[0], length / 5.0, 1e-12, 0.0, "rope contact");
     assert_eq!(m.fixed, vec![true, false, false, false, false]);
     // In 3D a rope has no contact surface of its own: contact_area must be a number.
-    let text = format!(
-        "dimension = 3\n[solver]\ndt = 0.01\n[contact]\ndhat = 0.01\nkappa = 1e5\n\
-         [[bodies]]\ngenerator = \"mesh\"\nfile = \"rope.obj\"\ndensity = 1.0\nspring_stiffness = 1.0\n"
-    );
+    let text = "dimension = 3\n[solver]\ndt = 0.01\n[contact]\ndhat = 0.01\nkappa = 1e5\n\
+         [[bodies]]\ngenerator = \"mesh\"\nfile = \"rope.obj\"\ndensity = 1.0\nspring_stiffness = 1.0\n";
     let path = dir.join("s.toml");
-    let e = scene::parse(&text, path.to_str().unwrap(), "s").unwrap_err();
+    let e = scene::parse(text, path.to_str().unwrap(), "s").unwrap_err();
     assert_eq!(e.field.as_deref(), Some("bodies[0].contact_area"), "{e}");
     let ok = scene::parse(
         &format!("{text}contact_area = 0.01\n"),
