@@ -17,6 +17,7 @@ pub mod integrator;
 pub mod interrupt;
 pub mod linear_solver;
 pub mod mas;
+pub mod mesh;
 pub mod model;
 pub mod newton;
 pub mod nonsmooth;

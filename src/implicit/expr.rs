@@ -11,9 +11,11 @@
 //! and every recursive walk over an [`Expr`] (evaluation, derivatives, intervals,
 //! WGSL generation) stay far inside a thread's stack.
 
+pub mod cond;
 mod lex;
 mod parser;
 
+pub use cond::{parse_condition, Cond};
 pub use parser::parse;
 use std::fmt;
 

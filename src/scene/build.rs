@@ -212,7 +212,9 @@ impl Builder<'_> {
             tetrahedra: vec![],
         };
         for (bi, body) in raw.bodies.iter().enumerate() {
+            let first = model.num_nodes();
             self.add_body(&mut model, bi, body)?;
+            self.fixed_where(&mut model, bi, body, first)?;
         }
         self.check_implicit_start(&model)?;
         if model.num_nodes() > u32::MAX as usize / 4 {

@@ -157,6 +157,8 @@ pub enum Generator {
     Cloth,
     /// A single node (a ball) with a mass and an optional radius, 2D or 3D.
     Particle,
+    /// A mesh read from a file (`file`: Wavefront OBJ or Gmsh MSH 4.1), 2D or 3D.
+    Mesh,
 }
 
 /// `[[bodies]]`.
@@ -165,13 +167,29 @@ pub enum Generator {
 pub struct BodySection {
     /// Body name; default `body<i>`.
     pub name: Option<String>,
-    /// `grid` (2D), `lattice` or `cloth` (3D), `particle` (2D or 3D).
+    /// `grid` (2D), `lattice` or `cloth` (3D), `particle` or `mesh` (2D or 3D).
     pub generator: Generator,
+    /// Mesh bodies: the mesh file (`.obj` or `.msh`), relative to the scene file's folder.
+    pub file: Option<String>,
+    /// Mesh bodies: scale factor of the file's coordinates, one number or one per axis.
+    pub scale: Option<toml::Value>,
+    /// Mesh bodies: rotation (degrees) after scaling, about the origin: one angle
+    /// (about z) in 2D; three angles about x, then y, then z (fixed axes) in 3D.
+    pub rotate: Option<toml::Value>,
+    /// Mesh bodies: displacement (m) added after rotating, instead of `center`.
+    pub translate: Option<Vec<f64>>,
+    /// Every body: nodes whose initial position satisfies this condition over
+    /// `x, y[, z]` (m) are fixed, in addition to `fixed`.
+    pub fixed_where: Option<String>,
+    /// Every body: only the nodes whose initial position satisfies this condition
+    /// get `velocity` (or their random velocity); the others start at rest.
+    pub velocity_where: Option<String>,
     /// Extent (m): 2 numbers for grid and cloth, 3 for lattice; not for particles.
     pub size: Option<Vec<f64>>,
     /// Cells along each extent (each ≥ 1); not for particles.
     pub cells: Option<Vec<u64>>,
-    /// Centre (m), `dimension` numbers; default origin. A particle's position.
+    /// Centre (m), `dimension` numbers; default origin. A particle's position; for a
+    /// mesh, where its bounding box's centre is moved (default: where the file puts it).
     pub center: Option<Vec<f64>>,
     /// Density: kg/m² for grid and cloth, kg/m³ for lattice. Mass is split evenly over the nodes.
     pub density: Option<f64>,

@@ -26,6 +26,48 @@ impl Stiffness {
             Stiffness::Material(e) => e * measure / (4.0 * springs.max(1) as f64 * l2),
         }
     }
+
+    /// The k (N/m) of one spring with squared rest length `l2` (m²) that stands for
+    /// `share` (m, m² or m³) of its body's measure: `k = E · share / (4 l²)`, the rule
+    /// of [`Self::spring_k`] with the equal share `V/S` replaced by the spring's own
+    /// (imported meshes, whose springs are not alike).
+    pub fn share_k(self, share: f64, l2: f64) -> f64 {
+        match self {
+            Stiffness::PerSpring(k) => k,
+            Stiffness::Material(e) => e * share / (4.0 * l2),
+        }
+    }
+}
+
+impl super::Builder<'_> {
+    /// Body `bi`'s `spring_stiffness` or `material_stiffness` (exactly one, positive);
+    /// `what` names the kind of body in the error.
+    pub(super) fn stiffness(
+        &self,
+        bi: usize,
+        b: &super::format::BodySection,
+        what: &str,
+    ) -> Result<Stiffness, super::SceneError> {
+        let p = |f: &str| format!("bodies.{bi}.{f}");
+        match (b.spring_stiffness, b.material_stiffness) {
+            (Some(k), None) => Ok(Stiffness::PerSpring(
+                self.positive(&p("spring_stiffness"), k)?,
+            )),
+            (None, Some(e)) => Ok(Stiffness::Material(
+                self.positive(&p("material_stiffness"), e)?,
+            )),
+            (Some(_), Some(_)) => Err(self.err(
+                &p("material_stiffness"),
+                "give either spring_stiffness or material_stiffness, not both",
+            )),
+            (None, None) => Err(self.err(
+                &format!("bodies.{bi}"),
+                format!(
+                    "missing field `spring_stiffness` or `material_stiffness` (required by {what})"
+                ),
+            )),
+        }
+    }
 }
 
 #[cfg(test)]

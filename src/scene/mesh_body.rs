@@ -4,7 +4,6 @@
 
 use super::builder::body_info;
 use super::format::{fmt_num, BodySection, Generator};
-use super::material::Stiffness;
 use super::{generators, memory, Builder, SceneError};
 use crate::model::{Model, Spring};
 
@@ -43,6 +42,19 @@ impl Builder<'_> {
     ) -> Result<(), SceneError> {
         let dim = model.dim;
         let p = |f: &str| format!("bodies.{bi}.{f}");
+        if b.generator == Generator::Mesh {
+            return self.add_mesh(model, bi, b);
+        }
+        self.reject_given(
+            &format!("bodies.{bi}"),
+            &[
+                ("file", b.file.is_some()),
+                ("scale", b.scale.is_some()),
+                ("rotate", b.rotate.is_some()),
+                ("translate", b.translate.is_some()),
+            ],
+            |key| format!("only mesh bodies (generator = \"mesh\") take a {key}"),
+        )?;
         let (gen_dim, extents) = match b.generator {
             Generator::Grid => (2, 2),
             Generator::Lattice => (3, 3),
@@ -51,6 +63,7 @@ impl Builder<'_> {
                 return self.add_balls(model, bi, b)
             }
             Generator::Particle => return self.add_particle(model, bi, b),
+            Generator::Mesh => unreachable!("mesh bodies are built by add_mesh"),
         };
         let what = format!("{:?} bodies", b.generator).to_lowercase();
         let body = format!("bodies.{bi}");
@@ -114,24 +127,7 @@ impl Builder<'_> {
             &p("density"),
             self.required(&body, "density", b.density, &what)?,
         )?;
-        let stiffness = match (b.spring_stiffness, b.material_stiffness) {
-            (Some(k), None) => Stiffness::PerSpring(self.positive(&p("spring_stiffness"), k)?),
-            (None, Some(e)) => Stiffness::Material(self.positive(&p("material_stiffness"), e)?),
-            (Some(_), Some(_)) => {
-                return Err(self.err(
-                    &p("material_stiffness"),
-                    "give either spring_stiffness or material_stiffness, not both",
-                ))
-            }
-            (None, None) => {
-                return Err(self.err(
-                    &body,
-                    format!(
-                    "missing field `spring_stiffness` or `material_stiffness` (required by {what})"
-                ),
-                ))
-            }
-        };
+        let stiffness = self.stiffness(bi, b, &what)?;
         let velocity = self.vector_or_zero(&p("velocity"), b.velocity.as_ref(), dim)?;
         let mesh = match b.generator {
             Generator::Grid => generators::grid(
@@ -150,7 +146,9 @@ impl Builder<'_> {
                 [center[0], center[1], center[2]],
                 b.bending,
             ),
-            Generator::Particle => unreachable!("particle bodies are built by add_particle"),
+            Generator::Particle | Generator::Mesh => {
+                unreachable!("particle and mesh bodies are built elsewhere")
+            }
         };
         let n = mesh.num_nodes();
         let area = self.contact_area(

@@ -11,8 +11,10 @@ pub mod generators;
 mod material;
 pub mod memory;
 mod mesh_body;
+mod mesh_import;
 mod name;
 mod particles;
+mod select;
 mod walls;
 
 use crate::model::Model;
@@ -81,6 +83,29 @@ pub const BUNDLED: &[(&str, &str)] = &[
     (
         "ball_in_bowl_friction",
         include_str!("../../scenes/ball_in_bowl_friction.toml"),
+    ),
+    ("tet_drop", include_str!("../../scenes/tet_drop.toml")),
+    (
+        "obj_cloth_drape",
+        include_str!("../../scenes/obj_cloth_drape.toml"),
+    ),
+    ("disk_drop", include_str!("../../scenes/disk_drop.toml")),
+];
+
+/// Meshes shipped inside the binary (also in `scenes/meshes/`), by their path
+/// relative to `scenes/`: bundled scenes name them in `file`.
+pub const BUNDLED_MESHES: &[(&str, &[u8])] = &[
+    (
+        "meshes/disk2d.msh",
+        include_bytes!("../../scenes/meshes/disk2d.msh"),
+    ),
+    (
+        "meshes/box3d.msh",
+        include_bytes!("../../scenes/meshes/box3d.msh"),
+    ),
+    (
+        "meshes/cloth.obj",
+        include_bytes!("../../scenes/meshes/cloth.obj"),
     ),
 ];
 
