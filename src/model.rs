@@ -67,6 +67,12 @@ pub struct SolverParams {
     pub friction_updates: u32,
     /// Preconditioner of the PCG direction solve.
     pub preconditioner: crate::linear_solver::PreconditionerKind,
+    /// How each direction's relative CG tolerance is chosen: `Fixed` (every one to
+    /// `cg_tolerance`) or Eisenstat–Walker forcing terms (inexact Newton).
+    pub forcing: crate::newton::Forcing,
+    /// Relative CG tolerance of the first direction of each step under
+    /// Eisenstat–Walker forcing (dimensionless, at least `cg_tolerance`).
+    pub forcing_start: f64,
 }
 
 impl SolverParams {
@@ -76,6 +82,10 @@ impl SolverParams {
         self.integrator.potential_scale() * self.dt * self.dt
     }
 }
+
+/// Default `solver.forcing_start`: the first direction of a step to a relative CG
+/// residual of 0.1 under Eisenstat–Walker forcing.
+pub const DEFAULT_FORCING_START: f64 = 0.01;
 
 impl Default for SolverParams {
     /// The defaults a scene gets for every `[solver]` key it leaves out (dt has none
@@ -94,6 +104,8 @@ impl Default for SolverParams {
             max_line_search_halvings: 60,
             friction_updates: 0,
             preconditioner: crate::linear_solver::PreconditionerKind::BlockJacobi,
+            forcing: crate::newton::Forcing::Fixed,
+            forcing_start: DEFAULT_FORCING_START,
         }
     }
 }

@@ -247,7 +247,7 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<Engine, String> {
         // the Newton node blocks, then the preconditioner's inverse blocks
         blocks: zeroed(names.blocks, block_bytes),
     };
-    let engine = Engine::new(
+    let mut engine = Engine::new(
         ctx,
         pipes,
         buffers,
@@ -255,6 +255,10 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<Engine, String> {
         node_dispatch,
         element_dispatch,
     );
+    engine.mass_floor = (0..model.num_nodes())
+        .filter(|&i| !model.fixed[i])
+        .map(|i| model.mass[i])
+        .fold(f64::INFINITY, f64::min);
     if let Some(e) = pollster::block_on(validation_scope.pop()) {
         return Err(format!(
             "{} rejected the scene's kernels or buffers: {e}",
