@@ -196,7 +196,7 @@ mod tests {
     fn params(forcing: Forcing) -> SolverParams {
         SolverParams {
             dt: 1.0,
-            tolerance: 1e-3,
+            tolerance: 0.2,
             forcing,
             forcing_start: 0.4,
             ..Default::default()
@@ -221,7 +221,7 @@ mod tests {
         assert_eq!(*s.etas.last().unwrap(), 1e-6, "{:?}", s.etas);
         assert!(s.etas[0] == 0.4 && s.etas[1] < 0.4, "{:?}", s.etas);
         // The exact remaining step is below the tolerance (not only the loose one).
-        assert!((s.a - s.x).abs() < 1e-3, "x = {}", s.x);
+        assert!((s.a - s.x).abs() < 0.2, "x = {}", s.x);
         // With a bound tight enough, no re-solve is needed and the exact step still
         // meets the rule.
         let mut b = Loose {
@@ -234,7 +234,7 @@ mod tests {
         };
         let sb = solve(&mut b, &params(Forcing::EisenstatWalker)).unwrap();
         assert!(
-            sb.converged && (b.a - b.x).abs() < 1e-3,
+            sb.converged && (b.a - b.x).abs() < 0.2,
             "{sb:?} x = {}",
             b.x
         );
