@@ -39,6 +39,18 @@ impl Integrator {
     }
 }
 
+/// How the relative CG tolerance of each Newton direction is chosen (`solver.forcing`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Forcing {
+    /// Every direction to `solver.cg_tolerance` (the course's exact Newton).
+    #[default]
+    Fixed,
+    /// Eisenstat–Walker choice 2: `η_k = γ (‖g_k‖/‖g_{k−1}‖)²`, safeguarded and clamped
+    /// to `[solver.cg_tolerance, ETA_MAX]`; the first direction of a step to `solver.forcing_start`.
+    EisenstatWalker,
+}
+
 /// Parameters of the Newton solve of each time step.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SolverParams {
@@ -69,7 +81,7 @@ pub struct SolverParams {
     pub preconditioner: crate::linear_solver::PreconditionerKind,
     /// How each direction's relative CG tolerance is chosen: `Fixed` (every one to
     /// `cg_tolerance`) or Eisenstat–Walker forcing terms (inexact Newton).
-    pub forcing: crate::newton::Forcing,
+    pub forcing: Forcing,
     /// Relative CG tolerance of the first direction of each step under
     /// Eisenstat–Walker forcing (dimensionless, at least `cg_tolerance`).
     pub forcing_start: f64,
@@ -104,7 +116,7 @@ impl Default for SolverParams {
             max_line_search_halvings: 60,
             friction_updates: 0,
             preconditioner: crate::linear_solver::PreconditionerKind::BlockJacobi,
-            forcing: crate::newton::Forcing::Fixed,
+            forcing: Forcing::Fixed,
             forcing_start: DEFAULT_FORCING_START,
         }
     }

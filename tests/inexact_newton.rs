@@ -171,7 +171,7 @@ fn the_forcing_keys_are_parsed_and_checked() {
     .unwrap();
     assert_eq!(s.model.solver.forcing, Forcing::EisenstatWalker);
     assert_eq!(s.model.solver.forcing_start, 0.05);
-    let d = springsim::scene::parse(&GOOD, "good.toml", "good").unwrap();
+    let d = springsim::scene::parse(GOOD, "good.toml", "good").unwrap();
     assert_eq!(d.model.solver.forcing, Forcing::Fixed);
     expect(
         &with("forcing = \"loose\""),

@@ -2,21 +2,8 @@
 //! Eisenstat–Walker forcing terms (their choice 2) the relative CG tolerance η_k
 //! follows the decrease of the gradient norm, so early directions of a step are not
 //! solved to the final accuracy; [`super::solve`] re-solves a loose direction that
-//! would end the step (its final-accuracy guard).
-
-use serde::Serialize;
-
-/// How the relative CG tolerance of each Newton direction is chosen (`solver.forcing`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Forcing {
-    /// Every direction to `solver.cg_tolerance` (the course's exact Newton).
-    #[default]
-    Fixed,
-    /// Eisenstat–Walker choice 2: `η_k = γ (‖g_k‖/‖g_{k−1}‖)²`, safeguarded and clamped
-    /// to `[solver.cg_tolerance, ETA_MAX]`; the first direction of a step to `solver.forcing_start`.
-    EisenstatWalker,
-}
+//! would end the step (its final-accuracy guard). The scene's choice is
+//! [`crate::model::Forcing`].
 
 /// γ of Eisenstat–Walker choice 2 (their recommended 0.9).
 pub const GAMMA: f64 = 0.9;
@@ -113,7 +100,7 @@ pub fn eisenstat_walker(
 mod tests {
     use super::super::{solve, Direction, NewtonSystem};
     use super::*;
-    use crate::model::SolverParams;
+    use crate::model::{Forcing, SolverParams};
 
     #[test]
     fn eisenstat_walker_follows_the_squared_gradient_ratio_within_its_clamps() {

@@ -8,8 +8,9 @@ mod stats;
 #[cfg(test)]
 mod tests;
 
+pub use crate::model::Forcing;
 use crate::model::SolverParams;
-pub use forcing::{eisenstat_walker, CgTolerance, Forcing, ETA_MAX, GAMMA};
+pub use forcing::{eisenstat_walker, CgTolerance, ETA_MAX, GAMMA};
 pub use stats::{NewtonError, NewtonStats, Stall};
 
 /// What the driver learns from one search-direction solve.
@@ -116,7 +117,10 @@ pub fn solve<S: NewtonSystem + ?Sized>(
         // so it ends the step only where its error bound proves the exact one would.
         let unproven = within_tolerance
             && dir.cg_tolerance > floor
-            && !(dir.error_bound < params.tolerance * h - dir.norm);
+            && dir
+                .error_bound
+                .partial_cmp(&(params.tolerance * h - dir.norm))
+                != Some(std::cmp::Ordering::Less);
         let ends_here = stats.iterations >= params.min_newton_iterations || dir.below_resolution;
         if unproven && ends_here {
             stats.recomputed_directions += 1;
