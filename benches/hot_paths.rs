@@ -76,7 +76,8 @@ fn check_parity() {
     };
     let (ec, eg) = (c.energy(), g.energy());
     assert!(rel(ec, eg) < 1e-4, "energy: CPU {ec} vs GPU {eg}");
-    let (dc, dg) = (c.compute_direction(), g.compute_direction());
+    let tol = model.solver.cg_tolerance.into();
+    let (dc, dg) = (c.compute_direction(tol), g.compute_direction(tol));
     assert!(
         rel(dc.norm, dg.norm) < 1e-2,
         "|p|: CPU {} vs GPU {}",
@@ -107,7 +108,10 @@ fn check_parity() {
         cpu(&one(&model), &x, &pred),
         gpu(&one(&model), &x, &pred).unwrap(),
     );
-    let (d1c, d1g) = (c1.compute_direction(), g1.compute_direction());
+    let (d1c, d1g) = (
+        c1.compute_direction(1e-30.into()),
+        g1.compute_direction(1e-30.into()),
+    );
     assert_eq!((d1c.cg_iterations, d1g.cg_iterations), (1, 1));
     assert!(
         rel(d1c.norm, d1g.norm) < 1e-3,
@@ -144,7 +148,7 @@ fn time_backend<B: NewtonSystem>(
     group.sample_size(10);
     group.bench_function(BenchmarkId::new("newton_iteration", nodes), |t| {
         t.iter(|| {
-            let d = b.compute_direction();
+            let d = b.compute_direction(1e-6.into());
             let a = ccd(&mut b);
             black_box((d.norm, b.energy_change(a)))
         })
@@ -152,10 +156,10 @@ fn time_backend<B: NewtonSystem>(
     for cg in [1u32, 65] {
         let mut fixed = make(cg, 1e-30).expect("backend");
         group.bench_function(BenchmarkId::new(format!("direction_cg{cg}"), nodes), |t| {
-            t.iter(|| black_box(fixed.compute_direction().norm))
+            t.iter(|| black_box(fixed.compute_direction(1e-30.into()).norm))
         });
     }
-    b.compute_direction();
+    b.compute_direction(1e-6.into());
     group.bench_function(BenchmarkId::new("ccd_bound", nodes), |t| {
         t.iter(|| black_box(ccd(&mut b)))
     });

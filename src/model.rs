@@ -39,6 +39,18 @@ impl Integrator {
     }
 }
 
+/// How the relative CG tolerance of each Newton direction is chosen (`solver.forcing`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Forcing {
+    /// Every direction to `solver.cg_tolerance` (the course's exact Newton).
+    #[default]
+    Fixed,
+    /// Eisenstat–Walker choice 2: `η_k = γ (‖g_k‖/‖g_{k−1}‖)²`, safeguarded and clamped
+    /// to `[solver.cg_tolerance, ETA_MAX]`; the first direction of a step to `solver.forcing_start`.
+    EisenstatWalker,
+}
+
 /// Parameters of the Newton solve of each time step.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SolverParams {
@@ -67,6 +79,12 @@ pub struct SolverParams {
     pub friction_updates: u32,
     /// Preconditioner of the PCG direction solve.
     pub preconditioner: crate::linear_solver::PreconditionerKind,
+    /// How each direction's relative CG tolerance is chosen: `Fixed` (every one to
+    /// `cg_tolerance`) or Eisenstat–Walker forcing terms (inexact Newton).
+    pub forcing: Forcing,
+    /// Relative CG tolerance of the first direction of each step under
+    /// Eisenstat–Walker forcing (dimensionless, at least `cg_tolerance`).
+    pub forcing_start: f64,
 }
 
 impl SolverParams {
@@ -76,6 +94,10 @@ impl SolverParams {
         self.integrator.potential_scale() * self.dt * self.dt
     }
 }
+
+/// Default `solver.forcing_start`: the first direction of a step to a relative CG
+/// residual of 0.1 under Eisenstat–Walker forcing.
+pub const DEFAULT_FORCING_START: f64 = 0.01;
 
 impl Default for SolverParams {
     /// The defaults a scene gets for every `[solver]` key it leaves out (dt has none
@@ -94,6 +116,8 @@ impl Default for SolverParams {
             max_line_search_halvings: 60,
             friction_updates: 0,
             preconditioner: crate::linear_solver::PreconditionerKind::BlockJacobi,
+            forcing: Forcing::Fixed,
+            forcing_start: DEFAULT_FORCING_START,
         }
     }
 }

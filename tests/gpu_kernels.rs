@@ -228,8 +228,9 @@ fn gpu_pcg_direction_matches_the_cpu_solve() {
         let Some(mut p) = pair(n, dim, "book", GpuOptions::default(), friction) else {
             return;
         };
-        let dc = p.cpu.compute_direction();
-        let dg = p.gpu.compute_direction();
+        let tol = p.cpu.model().solver.cg_tolerance.into();
+        let dc = p.cpu.compute_direction(tol);
+        let dg = p.gpu.compute_direction(tol);
         assert!(
             dc.cg_converged && dg.cg_converged,
             "CG converged: cpu {dc:?} gpu {dg:?}"

@@ -156,8 +156,9 @@ fn gpu_pcg_with_mas_converges_like_the_cpu_and_beats_block_jacobi() {
                 b.set_positions(&x);
                 b.set_prediction(&xp);
             }
-            let dc = cpu.compute_direction();
-            let dg = gpu.compute_direction();
+            let tol = springsim::newton::CgTolerance::Fixed(m.solver.cg_tolerance);
+            let dc = cpu.compute_direction(tol);
+            let dg = gpu.compute_direction(tol);
             assert!(
                 dc.cg_converged && dg.cg_converged,
                 "{dim}D {pre:?}: {dc:?} {dg:?}"

@@ -73,7 +73,8 @@ fn check_direction(scene: Scene, seed: u64) {
     }
     let rhs: Vec<f64> = free.iter().map(|&i| -g[i]).collect();
     let exact = dense_solve(a, rhs);
-    let dir = b.compute_direction();
+    let tol = b.model().solver.cg_tolerance.into();
+    let dir = b.compute_direction(tol);
     assert!(dir.cg_converged);
     let p = b.direction();
     let scale = exact.iter().fold(0.0f64, |m, v| m.max(v.abs()));

@@ -28,12 +28,33 @@ pub struct BenchArgs {
     /// Skip entries with more nodes than this.
     #[arg(long, default_value_t = usize::MAX, hide_default_value = true)]
     pub max_nodes: usize,
+    /// Run only entries with at least this many nodes (the top rungs, e.g. with
+    /// `--steps 2 --warmup 0`).
+    #[arg(long, default_value_t = 0, hide_default_value = true)]
+    pub min_nodes: usize,
+    /// Run only these families, comma-separated: square2d, lattice3d, cloth3d (default: all).
+    #[arg(long, value_name = "LIST")]
+    pub family: Option<String>,
+    /// CG tolerance per Newton direction of the PCG rows: fixed (every direction to
+    /// the CG tolerance, the default) or eisenstat_walker (inexact Newton).
+    #[arg(long, value_enum)]
+    pub forcing: Option<ForcingArg>,
     /// Worker threads of the CPU backend (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
     /// Output folder for bench.csv and bench.json.
     #[arg(long, default_value = "out/bench")]
     pub out: PathBuf,
+}
+
+/// `--forcing` values.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum ForcingArg {
+    /// Every direction to the CG tolerance.
+    Fixed,
+    /// Eisenstat–Walker forcing terms.
+    #[value(name = "eisenstat_walker")]
+    EisenstatWalker,
 }
 
 /// Runs `springsim bench`: prints the table row by row and writes the files.
@@ -81,13 +102,32 @@ pub fn main(args: BenchArgs) -> ExitCode {
         warmup: args.warmup.unwrap_or(if args.quick { 2 } else { 5 }),
         max_nodes: args.max_nodes,
         allow_software_gpu: explicit,
+        forcing: args.forcing.map(|f| match f {
+            ForcingArg::Fixed => crate::newton::Forcing::Fixed,
+            ForcingArg::EisenstatWalker => crate::newton::Forcing::EisenstatWalker,
+        }),
     };
     let start = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let date = table::utc_string(start);
     let command = std::env::args().collect::<Vec<_>>().join(" ");
-    let entries = ladder::ladder(args.quick);
+    let families: Vec<String> = match &args.family {
+        None => vec![],
+        Some(list) => list.split(',').map(|s| s.trim().to_string()).collect(),
+    };
+    let known = ["square2d", "lattice3d", "cloth3d"];
+    if let Some(bad) = families.iter().find(|f| !known.contains(&f.as_str())) {
+        eprintln!(
+            "error: --family: unknown family `{bad}` (expected square2d, lattice3d or cloth3d)"
+        );
+        return ExitCode::from(2);
+    }
+    let entries: Vec<_> = ladder::ladder(args.quick)
+        .into_iter()
+        .filter(|e| e.nodes() >= args.min_nodes)
+        .filter(|e| families.is_empty() || families.iter().any(|f| f == e.family.name()))
+        .collect();
     println!(
         "springsim bench: {} entries x {} backends, {} warm-up + {} timed steps each, {date} UTC",
         entries.len(),

@@ -69,6 +69,8 @@ pub struct BenchOptions {
     pub max_nodes: usize,
     /// Run the GPU rows on a software adapter (lavapipe) too.
     pub allow_software_gpu: bool,
+    /// The CG tolerance rule of the PCG rows (`None`: each scene's own, fixed).
+    pub forcing: Option<crate::newton::Forcing>,
 }
 
 /// One row of the table: an entry on a backend.
@@ -194,13 +196,20 @@ fn open(
                 _ => LinearSolver::Pcg,
             };
             let mut m = m.clone();
+            if let Some(f) = o.forcing {
+                m.solver.forcing = f;
+            }
             if backend == BenchBackend::CpuMas {
                 m.solver.preconditioner = PreconditionerKind::Mas;
             }
             Ok(Box::new(CpuBackend::new(m).with_linear_solver(solver)))
         }
         BenchBackend::Gpu => {
-            let g = GpuBackend::new(m.clone()).map_err(|e| format!("skipped: {e}"))?;
+            let mut m = m.clone();
+            if let Some(f) = o.forcing {
+                m.solver.forcing = f;
+            }
+            let g = GpuBackend::new(m).map_err(|e| format!("skipped: {e}"))?;
             if g.is_software() && !o.allow_software_gpu {
                 return Err(format!(
                     "skipped: only a software adapter ({}); name gpu in --backends to run on it",
@@ -228,7 +237,11 @@ pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow
     };
     let mut row = note_row(e, Some(&scene), backend, "ok".into(), o);
     row.device = b.device();
-    let mut sim = Simulation::new(b, scene.model.solver.clone());
+    let mut solver = scene.model.solver.clone();
+    if let Some(f) = o.forcing {
+        solver.forcing = f;
+    }
+    let mut sim = Simulation::new(b, solver);
     for _ in 0..o.warmup {
         if let Err(err) = sim.step() {
             row.status = format!("failed: warm-up step {}: {err}", sim.steps_taken() + 1);

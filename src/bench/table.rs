@@ -89,7 +89,7 @@ pub fn csv(rows: &[BenchRow], date_utc: &str) -> String {
 pub fn line(r: &BenchRow) -> String {
     let f = |v: Option<f64>, prec: usize| v.map_or("-".to_string(), |x| format!("{x:.prec$}"));
     let mut s = format!(
-        "{:<16} {:>9} {:>9} {:<7} {:>11} {:>8} {:>8} {:>8} {:>9} {:>9} {:>12}",
+        "{:<16} {:>9} {:>9} {:<7} {:>11} {:>8} {:>8} {:>8} {:>10} {:>9} {:>9} {:>12}",
         r.scene,
         r.nodes,
         r.springs,
@@ -98,6 +98,11 @@ pub fn line(r: &BenchRow) -> String {
         f(r.newton_per_step, 2),
         f(r.cg_per_newton, 1),
         f(r.preconditioner_ms_per_step, 2),
+        f(
+            r.preconditioner_mib
+                .map(|m| m * 1048576.0 / r.nodes.max(1) as f64),
+            0
+        ),
         f(r.gpu_memory_mib, 1),
         f(r.host_rss_mib, 0),
         r.node_steps_per_s
@@ -112,7 +117,7 @@ pub fn line(r: &BenchRow) -> String {
 /// The text table's header line.
 pub fn header() -> String {
     format!(
-        "{:<16} {:>9} {:>9} {:<7} {:>11} {:>8} {:>8} {:>8} {:>9} {:>9} {:>12}",
+        "{:<16} {:>9} {:>9} {:<7} {:>11} {:>8} {:>8} {:>8} {:>10} {:>9} {:>9} {:>12}",
         "scene",
         "nodes",
         "springs",
@@ -121,6 +126,7 @@ pub fn header() -> String {
         "newton",
         "cg/newt",
         "pre ms",
+        "pre B/node",
         "gpu MiB",
         "rss MiB",
         "node-steps/s"

@@ -3,11 +3,14 @@
 //! direction, the CCD bound and the update through [`NewtonSystem`]; this file
 //! owns every decision, so the CPU and GPU backends take identical steps.
 
+mod forcing;
 mod stats;
 #[cfg(test)]
 mod tests;
 
+pub use crate::model::Forcing;
 use crate::model::SolverParams;
+pub use forcing::{eisenstat_walker, CgTolerance, ETA_MAX, GAMMA};
 pub use stats::{NewtonError, NewtonStats, Stall};
 
 /// What the driver learns from one search-direction solve.
@@ -28,6 +31,14 @@ pub struct Direction {
     /// energies along p are quantised, and a line search that finds no decrease has
     /// met the backend's precision, not a stall.
     pub near_resolution: bool,
+    /// The relative CG tolerance η the solve was asked to reach (`‖r‖ ≤ η ‖b‖`).
+    pub cg_tolerance: f64,
+    /// ‖b‖₂ = ‖∇E‖₂ (N) at the iterate: the right-hand side's norm (0 when unknown).
+    pub rhs_norm: f64,
+    /// An upper bound (m) on how far the stopping measure of the exact Newton direction
+    /// `−H⁻¹∇E` can lie from [`Self::norm`]: `√d ‖r‖₂ / λ` with λ ≤ λ_min(H) (every free
+    /// node's mass, since H − M is PSD-projected); `+∞` where the backend has none.
+    pub error_bound: f64,
 }
 
 /// How many units in the last place of a node's coordinates a direction may span
@@ -40,8 +51,9 @@ pub const NEAR_RESOLUTION_ULPS: f64 = 16.0;
 pub trait NewtonSystem {
     /// E (J) at the current iterate; also makes it the reference for [`Self::energy_change`].
     fn energy(&mut self) -> f64;
-    /// Computes and stores `p = −H⁻¹ ∇E` at the current iterate (H PSD-projected).
-    fn compute_direction(&mut self) -> Direction;
+    /// Computes and stores `p = −H⁻¹ ∇E` at the current iterate (H PSD-projected),
+    /// with CG to the relative tolerance `tolerance` gives for ‖∇E‖.
+    fn compute_direction(&mut self, tolerance: CgTolerance) -> Direction;
     /// Largest α ∈ (0, 1] that continuous collision detection allows along p.
     fn ccd_bound(&mut self) -> f64;
     /// `E(x + α p) − E(x)` (J); `+∞` where the trial point is not admissible.
@@ -58,6 +70,13 @@ pub trait NewtonSystem {
 /// a CCD bound of 0, a line search that finds no decrease, a direction that is not
 /// finite, or the iteration cap reached with E no lower than at the start. An energy
 /// that is not finite is an error: the state itself is broken.
+///
+/// With `solver.forcing = "eisenstat_walker"` the first direction of the step is
+/// solved to `solver.forcing_start` and each later one to the Eisenstat–Walker
+/// tolerance. A direction solved looser than `solver.cg_tolerance` that meets the
+/// stopping rule ends the step only if its [`Direction::error_bound`] shows that the
+/// exact direction meets it too; otherwise it is solved again, tighter (at the latest
+/// to `solver.cg_tolerance`), before the rule is applied.
 pub fn solve<S: NewtonSystem + ?Sized>(
     sys: &mut S,
     params: &SolverParams,
@@ -76,7 +95,14 @@ pub fn solve<S: NewtonSystem + ?Sized>(
     }
     stats.energies.push(e0);
     stats.solve_starts.push(0);
-    let mut dir = sys.compute_direction();
+    let floor = params.cg_tolerance;
+    let inexact = params.forcing == Forcing::EisenstatWalker;
+    let first = if inexact {
+        params.forcing_start.max(floor)
+    } else {
+        floor
+    };
+    let mut dir = sys.compute_direction(CgTolerance::Fixed(first));
     loop {
         stats.cg_iterations += dir.cg_iterations as u64;
         stats.cg_unconverged += u32::from(!dir.cg_converged);
@@ -87,6 +113,20 @@ pub fn solve<S: NewtonSystem + ?Sized>(
         }
         stats.residual = dir.norm / h;
         let within_tolerance = stats.residual < params.tolerance;
+        // The final-accuracy guard: a loose direction may understate the exact one,
+        // so it ends the step only where its error bound proves the exact one would.
+        let unproven = within_tolerance
+            && dir.cg_tolerance > floor
+            && dir
+                .error_bound
+                .partial_cmp(&(params.tolerance * h - dir.norm))
+                != Some(std::cmp::Ordering::Less);
+        let ends_here = stats.iterations >= params.min_newton_iterations || dir.below_resolution;
+        if unproven && ends_here {
+            stats.recomputed_directions += 1;
+            dir = sys.compute_direction(CgTolerance::Fixed(tighter(&dir, params)));
+            continue;
+        }
         // The course's rule stops before applying a first direction that already meets
         // the tolerance, so a body at rest with g·h < tol never falls; by default at
         // least one direction is applied (`min_newton_iterations`).
@@ -110,6 +150,11 @@ pub fn solve<S: NewtonSystem + ?Sized>(
         let alpha_c = sys.ccd_bound();
         stats.ccd_alpha_min = stats.ccd_alpha_min.min(alpha_c);
         if alpha_c.is_nan() || alpha_c <= 0.0 {
+            if unproven {
+                stats.recomputed_directions += 1;
+                dir = sys.compute_direction(CgTolerance::Fixed(tighter(&dir, params)));
+                continue;
+            }
             // As below: a direction within the tolerance that cannot be applied is
             // the course's convergence, not a stall.
             stats.converged = within_tolerance;
@@ -133,6 +178,11 @@ pub fn solve<S: NewtonSystem + ?Sized>(
             }
             alpha *= 0.5;
             stats.halvings += 1;
+        }
+        if accepted.is_none() && unproven {
+            stats.recomputed_directions += 1;
+            dir = sys.compute_direction(CgTolerance::Fixed(tighter(&dir, params)));
+            continue;
         }
         if accepted.is_none() {
             stats.line_search_failed = true;
@@ -160,7 +210,31 @@ pub fn solve<S: NewtonSystem + ?Sized>(
             )));
         }
         stats.energies.push(e);
-        dir = sys.compute_direction();
+        let next = if inexact {
+            CgTolerance::Forcing {
+                previous_rhs_norm: dir.rhs_norm,
+                previous_eta: dir.cg_tolerance,
+                floor,
+                stop_distance: params.tolerance * h,
+            }
+        } else {
+            CgTolerance::Fixed(floor)
+        };
+        dir = sys.compute_direction(next);
     }
     Ok(stats)
+}
+
+/// The tolerance a loose direction that met the stopping rule unproven is solved
+/// again to: small enough that its error bound would fit in what the rule leaves
+/// (with a factor 2 to spare), at least 10× tighter, at most `solver.cg_tolerance`.
+fn tighter(dir: &Direction, params: &SolverParams) -> f64 {
+    let reach = params.tolerance * params.dt - dir.norm;
+    let needed = 0.5 * reach * dir.cg_tolerance / dir.error_bound;
+    let eta = (0.1 * dir.cg_tolerance).min(needed);
+    if eta.is_finite() {
+        eta.max(params.cg_tolerance)
+    } else {
+        params.cg_tolerance
+    }
 }

@@ -25,6 +25,8 @@ pub struct NewtonStats {
     /// Whether the solve stopped short of the tolerance because the direction was
     /// below the backend's floating-point resolution ([`super::Direction::below_resolution`]).
     pub resolution_limited: bool,
+    /// Loose directions solved again by the final-accuracy guard (inexact Newton).
+    pub recomputed_directions: u32,
     /// Direction solves whose CG stopped at its iteration cap.
     pub cg_unconverged: u32,
     /// Whether the solve stopped at `max_newton_iterations` short of its tolerance.

@@ -14,7 +14,7 @@ impl NewtonSystem for F32Quadratic {
     fn energy(&mut self) -> f64 {
         0.5 * (self.x as f64 - self.a).powi(2)
     }
-    fn compute_direction(&mut self) -> Direction {
+    fn compute_direction(&mut self, tolerance: CgTolerance) -> Direction {
         self.p = (self.a - self.x as f64) as f32;
         Direction {
             norm: self.p.abs() as f64,
@@ -22,6 +22,9 @@ impl NewtonSystem for F32Quadratic {
             cg_converged: true,
             below_resolution: self.p.abs() <= f32::EPSILON * self.x.abs(),
             near_resolution: self.p.abs() <= 16.0 * f32::EPSILON * self.x.abs(),
+            cg_tolerance: tolerance.relative(0.0, f64::INFINITY),
+            rhs_norm: 0.0,
+            error_bound: 0.0,
         }
     }
     fn ccd_bound(&mut self) -> f64 {
@@ -72,7 +75,7 @@ impl NewtonSystem for Quadratic {
     fn energy(&mut self) -> f64 {
         0.5 * (self.x - self.a).powi(2)
     }
-    fn compute_direction(&mut self) -> Direction {
+    fn compute_direction(&mut self, tolerance: CgTolerance) -> Direction {
         let p = if self.nan_direction {
             f64::NAN
         } else {
@@ -84,6 +87,9 @@ impl NewtonSystem for Quadratic {
             cg_converged: true,
             below_resolution: false,
             near_resolution: false,
+            cg_tolerance: tolerance.relative(0.0, f64::INFINITY),
+            rhs_norm: 0.0,
+            error_bound: 0.0,
         }
     }
     fn ccd_bound(&mut self) -> f64 {
@@ -120,13 +126,16 @@ impl NewtonSystem for Noisy {
     fn energy(&mut self) -> f64 {
         1.0
     }
-    fn compute_direction(&mut self) -> Direction {
+    fn compute_direction(&mut self, tolerance: CgTolerance) -> Direction {
         Direction {
             norm: 1.0,
             cg_iterations: 1,
             cg_converged: true,
             below_resolution: false,
             near_resolution: self.near_resolution,
+            cg_tolerance: tolerance.relative(0.0, f64::INFINITY),
+            rhs_norm: 0.0,
+            error_bound: 0.0,
         }
     }
     fn ccd_bound(&mut self) -> f64 {

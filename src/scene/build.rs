@@ -115,7 +115,18 @@ impl Builder<'_> {
             )?,
             friction_updates: s.friction_updates.unwrap_or(def.friction_updates),
             preconditioner: s.preconditioner.unwrap_or(def.preconditioner),
+            forcing: s.forcing.unwrap_or(def.forcing),
+            forcing_start: self.positive(
+                "solver.forcing_start",
+                s.forcing_start.unwrap_or(def.forcing_start),
+            )?,
         };
+        if solver.forcing_start >= 1.0 {
+            return Err(self.err(
+                "solver.forcing_start",
+                format!("must be below 1, got {}", fmt_num(solver.forcing_start)),
+            ));
+        }
         let gravity = match &s.gravity {
             Some(g) => self.vector("solver.gravity", g, dim)?,
             None => {

@@ -10,10 +10,10 @@ use crate::pcg::{pcg, BlockJacobi, PcgResult, Preconditioner};
 
 impl CpuBackend {
     /// Solves `H p = r` for the Newton direction `p` (m) with the configured linear
-    /// solver; needs [`CpuBackend::assemble`] at the current iterate.
-    pub(super) fn solve(&mut self) -> PcgResult {
-        let s = &self.model.solver;
-        let (tol, max_iter) = (s.cg_tolerance, s.cg_max_iterations);
+    /// solver, PCG to the relative residual `tol`; needs [`CpuBackend::assemble`] at
+    /// the current iterate.
+    pub(super) fn solve(&mut self, tol: f64) -> PcgResult {
+        let max_iter = self.model.solver.cg_max_iterations;
         let direct = match self.linear_solver {
             LinearSolver::Direct => self.solve_direct(),
             LinearSolver::Pcg => None,

@@ -30,6 +30,9 @@ impl CpuBackend {
             cg_converged: res.converged,
             below_resolution,
             near_resolution,
+            cg_tolerance: self.model.solver.cg_tolerance,
+            rhs_norm: 0.0,
+            error_bound: f64::INFINITY,
         }
     }
 

@@ -18,7 +18,7 @@ use super::{Backend, Diagnostics, PreconditionerStats};
 use crate::integrator;
 use crate::linear_solver::PreconditionerKind;
 use crate::model::Model;
-use crate::newton::{Direction, NewtonSystem};
+use crate::newton::{CgTolerance, Direction, NewtonSystem};
 use crate::pcg::{PcgResult, PcgWork};
 use crate::potential::Adjacency;
 
@@ -73,6 +73,9 @@ pub struct CpuBackend {
     friction_normal: Vec<f64>,
     /// Friction smoothing length `ε_v h` (m).
     friction_eps: f64,
+    /// The smallest mass of a free node (kg): a lower bound of H's eigenvalues on the
+    /// free nodes (H − M is PSD-projected), for [`Direction::error_bound`].
+    mass_floor: f64,
 }
 
 impl CpuBackend {
@@ -95,7 +98,12 @@ impl CpuBackend {
         } else {
             0
         };
+        let mass_floor = (0..n)
+            .filter(|&i| !model.fixed[i])
+            .map(|i| model.mass[i])
+            .fold(f64::INFINITY, f64::min);
         Self {
+            mass_floor,
             friction_slots,
             friction_lambda: vec![0.0; n * friction_slots],
             friction_normal: vec![0.0; n * friction_slots * dim],
@@ -192,10 +200,23 @@ impl NewtonSystem for CpuBackend {
         self.current_energy
     }
 
-    fn compute_direction(&mut self) -> Direction {
+    fn compute_direction(&mut self, tolerance: CgTolerance) -> Direction {
         self.assemble();
-        let res = self.solve();
-        self.direction_stats(res)
+        let rhs_norm = crate::parallel::dot(&self.r, &self.r).sqrt();
+        // ‖p* − p‖₂ ≤ ‖r‖₂ / λ_min(H) and λ_min(H) ≥ the smallest free mass; the
+        // stopping measure adds at most √d times the 2-norm of a node's error.
+        let per_residual = if self.mass_floor == f64::INFINITY {
+            0.0 // no free node: p = 0 exactly
+        } else {
+            (self.model.dim as f64).sqrt() / self.mass_floor
+        };
+        let eta = tolerance.relative(rhs_norm, per_residual);
+        let res = self.solve(eta);
+        let mut dir = self.direction_stats(res);
+        dir.cg_tolerance = eta;
+        dir.rhs_norm = rhs_norm;
+        dir.error_bound = per_residual * res.relative_residual * rhs_norm;
+        dir
     }
 
     fn ccd_bound(&mut self) -> f64 {
@@ -213,10 +234,15 @@ impl NewtonSystem for CpuBackend {
 
 impl Backend for CpuBackend {
     fn preconditioner_stats(&self) -> PreconditionerStats {
-        // The MAS factorisations; the block-Jacobi inverses are part of the assembly.
+        // The MAS factorisations; the block-Jacobi inverses are part of the assembly
+        // (no setup time of their own) and hold `dim²` f64 per node.
+        let jacobi = match self.linear_solver {
+            LinearSolver::Pcg => (self.preconditioner_blocks.len() * 8) as u64,
+            LinearSolver::Direct => 0,
+        };
         PreconditionerStats {
             setup_seconds: self.preconditioner_seconds,
-            memory_bytes: self.mas.as_ref().map_or(0, |m| m.memory_bytes()),
+            memory_bytes: self.mas.as_ref().map_or(jacobi, |m| m.memory_bytes()),
         }
     }
 

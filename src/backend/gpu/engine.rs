@@ -41,6 +41,11 @@ pub struct Engine {
     pub traffic: DeviceCounters,
     /// Bytes of one node vector (`nodes × dim` f32).
     vector_bytes: u64,
+    /// `P.cg_tol_sq` as last written by [`Self::set_cg_tolerance`] (None: as uploaded).
+    cg_tol_sq: Option<f32>,
+    /// The smallest mass of a free node (kg; `+∞` without one), set by the setup:
+    /// a lower bound of the Newton matrix's eigenvalues for the inexact-Newton guard.
+    pub mass_floor: f64,
 }
 
 /// Workgroups (x, y) of a dispatch of each [`Span`] but the single workgroup.
@@ -119,6 +124,8 @@ impl Engine {
             staging,
             vec_staging,
             dispatch,
+            cg_tol_sq: None,
+            mass_floor: f64::INFINITY,
             deferred: None,
             traffic: DeviceCounters::default(),
             vector_bytes,
@@ -195,6 +202,21 @@ impl Engine {
     pub fn write_cg_field(&mut self, offset: u64, value: &[u8]) {
         self.flush_deferred();
         self.ctx.queue.write_buffer(&self.buffers.cg, offset, value);
+    }
+
+    /// Sets the relative CG tolerance η of the next solves (`P.cg_tol_sq = η²`); a
+    /// queue write before the next submission, only when the value changes.
+    pub fn set_cg_tolerance(&mut self, eta: f64) {
+        let sq = (eta * eta) as f32;
+        if self.cg_tol_sq == Some(sq) {
+            return;
+        }
+        self.cg_tol_sq = Some(sq);
+        self.flush_deferred();
+        let offset = std::mem::offset_of!(super::layout::Params, cg_tol_sq) as u64;
+        self.ctx
+            .queue
+            .write_buffer(&self.buffers.params, offset, bytemuck::bytes_of(&sq));
     }
 
     /// Reads `len` bytes of a staging buffer (a blocking read).

@@ -283,7 +283,11 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
         domains: dims(mas.as_ref().map_or(0, |m| m.domains), max_x),
         partial_slots: dims(supernodes.div_ceil(WORKGROUP / 16), max_x),
     };
-    let engine = Engine::new(ctx, pipes, buffers, vec_bytes, dispatch);
+    let mut engine = Engine::new(ctx, pipes, buffers, vec_bytes, dispatch);
+    engine.mass_floor = (0..model.num_nodes())
+        .filter(|&i| !model.fixed[i])
+        .map(|i| model.mass[i])
+        .fold(f64::INFINITY, f64::min);
     if let Some(e) = pollster::block_on(validation_scope.pop()) {
         return Err(format!(
             "{} rejected the scene's kernels or buffers: {e}",

@@ -8,7 +8,7 @@ use super::kernels::{
 use super::readback::{lag_change, DirectionSummary, EnergyChange, EnergyTotals, FrictionTotals};
 use super::GpuBackend;
 use crate::backend::{Backend, DeviceCounters, Diagnostics};
-use crate::newton::{Direction, NewtonSystem};
+use crate::newton::{CgTolerance, Direction, NewtonSystem};
 
 impl NewtonSystem for GpuBackend {
     fn energy(&mut self) -> f64 {
@@ -20,11 +20,26 @@ impl NewtonSystem for GpuBackend {
         self.current_energy
     }
 
-    fn compute_direction(&mut self) -> Direction {
+    fn compute_direction(&mut self, tolerance: CgTolerance) -> Direction {
         let mut enc = self.engine.encoder();
-        self.engine.record(&mut enc, &ASSEMBLE);
-        self.engine.record(&mut enc, &self.solve.factor);
-        self.engine.record(&mut enc, &self.solve.start);
+        let eta = match tolerance {
+            CgTolerance::Fixed(eta) => eta,
+            _ => {
+                // ‖b‖ decides η: read the CG state CG_START leaves (one more read).
+                self.engine.record(&mut enc, &ASSEMBLE);
+                self.engine.record(&mut enc, &self.solve.factor);
+                self.engine.record(&mut enc, &self.solve.start);
+                let (_, _, cg) = self.engine.finish_direction(enc);
+                enc = self.engine.encoder();
+                tolerance.relative((cg.bb as f64).sqrt(), self.error_per_residual())
+            }
+        };
+        self.engine.set_cg_tolerance(eta);
+        if !tolerance.needs_rhs_norm() {
+            self.engine.record(&mut enc, &ASSEMBLE);
+            self.engine.record(&mut enc, &self.solve.factor);
+            self.engine.record(&mut enc, &self.solve.start);
+        }
         let cap = self.model.solver.cg_max_iterations;
         let mut submitted = 0u64;
         loop {
@@ -42,12 +57,16 @@ impl NewtonSystem for GpuBackend {
                 let stats = DirectionSummary::from(stats);
                 self.ccd = stats.ccd_bound;
                 self.speculative_trial = Some((self.ccd, EnergyChange::from(trial).value()));
+                let rhs_norm = (cg.bb as f64).sqrt();
                 return Direction {
                     norm: stats.norm,
                     cg_iterations: cg.iterations,
                     cg_converged: cg.converged != 0,
                     below_resolution: stats.above_resolution == 0.0,
                     near_resolution: stats.above_near_resolution == 0.0,
+                    cg_tolerance: eta,
+                    rhs_norm,
+                    error_bound: self.error_bound(eta, cg.rr as f64),
                 };
             }
             enc = self.engine.encoder();
@@ -81,6 +100,29 @@ impl NewtonSystem for GpuBackend {
             Some((a, de)) if a == alpha && de.is_finite() => Some(self.current_energy + de),
             _ => None,
         };
+    }
+}
+
+impl GpuBackend {
+    /// [`Direction::error_bound`] (m) of a solve to `eta` that ended at `rr = ‖r‖²`;
+    /// only computed for a solve looser than `solver.cg_tolerance` (the only one the
+    /// driver asks about), widened by 1 % for the f32 recurrence residual.
+    fn error_bound(&self, eta: f64, rr: f64) -> f64 {
+        if eta <= self.model.solver.cg_tolerance {
+            return f64::INFINITY;
+        }
+        1.01 * self.error_per_residual() * rr.max(0.0).sqrt()
+    }
+
+    /// `√d / m_min` (m/N): the error bound per unit residual, m_min the smallest mass
+    /// of a free node (a lower bound of H's eigenvalues); 0 without free nodes.
+    fn error_per_residual(&self) -> f64 {
+        let floor = self.engine.mass_floor;
+        if floor == f64::INFINITY {
+            0.0
+        } else {
+            (self.model.dim as f64).sqrt() / floor
+        }
     }
 }
 
