@@ -49,14 +49,16 @@ run() {
     export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
     local bin=.devbin/springsim
     $bin devices | tee "$out/devices.txt"
-    # The ladder to about a million nodes per family: the GPU rows, then the CPU rows
-    # (block-Jacobi PCG, every core) with one timed step; rows print as they finish,
-    # so a timeout keeps the ones done. Worst case 200 + 180 + 60 + 7 × 20 s, inside
-    # a device call's ten minutes. (At most 8 files come back.)
-    timeout 200 $bin bench --backends gpu --steps 5 --warmup 2 --out /tmp/bench-gpu \
+    # The ladder to about a million nodes per family on the GPU, block-Jacobi and
+    # multilevel (MAS) PCG side by side; then the CPU's 1M-node square (MAS PCG with
+    # inexact Newton, every core, one timed step) for the GPU/CPU ratio. Rows print
+    # as they finish, so a timeout keeps the ones done. Worst case 250 + 150 + 60 +
+    # 7 × 15 s, inside a device call's ten minutes. (At most 8 files come back.)
+    timeout 250 $bin bench --backends gpu,gpu-mas --steps 5 --warmup 2 --out /tmp/bench-gpu \
         | tee "$out/bench-gpu.txt" || echo "bench ended early (status $?)" | tee -a "$out/bench-gpu.txt"
     cp /tmp/bench-gpu/bench.csv "$out/bench-gpu.csv" 2>/dev/null || true
-    timeout 180 $bin bench --backends cpu --steps 1 --warmup 1 --out /tmp/bench-cpu \
+    timeout 150 $bin bench --backends cpu-mas --family square2d --min-nodes 1000000 \
+        --forcing eisenstat_walker --steps 1 --warmup 0 --out /tmp/bench-cpu \
         | tee "$out/bench-cpu.txt" || echo "bench ended early (status $?)" | tee -a "$out/bench-cpu.txt"
     cp /tmp/bench-cpu/bench.csv "$out/bench-cpu.csv" 2>/dev/null || true
     # One GPU CG iteration: the direction with 65 and with 1 CG iterations, 66k nodes.
@@ -67,7 +69,7 @@ run() {
         for s in "scenes/square_drop.toml --steps 500" lattice_drop cloth_drop balls_3d \
             "square_on_slope --steps 800" cube_on_slope block_thrown; do
             # shellcheck disable=SC2086
-            timeout 20 $bin compare $s || echo "compare $s: status $?"
+            timeout 15 $bin compare $s || echo "compare $s: status $?"
         done
     } 2>&1 | tee "$out/compare.txt"
 }

@@ -14,9 +14,10 @@ pub struct BenchArgs {
     #[arg(long)]
     pub quick: bool,
     /// Backends to time, comma-separated: cpu (block-Jacobi PCG), cpu-mas (PCG with
-    /// the multilevel preconditioner), direct (sparse Cholesky on the CPU), gpu.
-    /// Default: all four; gpu rows then skip software adapters (lavapipe), which run
-    /// only when gpu is named here.
+    /// the multilevel preconditioner), direct (sparse Cholesky on the CPU), gpu
+    /// (block-Jacobi PCG), gpu-mas (PCG with the multilevel preconditioner).
+    /// Default: all five; GPU rows then skip software adapters (lavapipe), which run
+    /// only when named here.
     #[arg(long, value_name = "LIST")]
     pub backends: Option<String>,
     /// Timed steps per entry (default 20, or 5 with --quick).
@@ -66,6 +67,7 @@ pub fn main(args: BenchArgs) -> ExitCode {
                 BenchBackend::CpuMas,
                 BenchBackend::Direct,
                 BenchBackend::Gpu,
+                BenchBackend::GpuMas,
             ],
             false,
         ),
@@ -77,7 +79,7 @@ pub fn main(args: BenchArgs) -> ExitCode {
             match parsed {
                 Ok(v) if !v.is_empty() => (v, true),
                 Ok(_) => {
-                    eprintln!("error: --backends: give at least one of cpu, cpu-mas, direct, gpu");
+                    eprintln!("error: --backends: give at least one of cpu, cpu-mas, direct, gpu, gpu-mas");
                     return ExitCode::from(2);
                 }
                 Err(e) => {

@@ -27,8 +27,11 @@ pub enum BenchBackend {
     CpuMas,
     /// The f64 CPU backend with the sparse Cholesky direct solver.
     Direct,
-    /// The f32 wgpu backend.
+    /// The f32 wgpu backend with block-Jacobi PCG.
     Gpu,
+    /// The f32 wgpu backend with the multilevel additive Schwarz preconditioner
+    /// ([`crate::backend::gpu::mas`]).
+    GpuMas,
 }
 
 impl BenchBackend {
@@ -39,18 +42,20 @@ impl BenchBackend {
             BenchBackend::CpuMas => "cpu-mas",
             BenchBackend::Direct => "direct",
             BenchBackend::Gpu => "gpu",
+            BenchBackend::GpuMas => "gpu-mas",
         }
     }
 
-    /// Parses `cpu`, `cpu-mas`, `direct` or `gpu`.
+    /// Parses `cpu`, `cpu-mas`, `direct`, `gpu` or `gpu-mas`.
     pub fn parse(s: &str) -> Result<Self, String> {
         match s {
             "cpu" => Ok(BenchBackend::Cpu),
             "cpu-mas" => Ok(BenchBackend::CpuMas),
             "direct" => Ok(BenchBackend::Direct),
             "gpu" => Ok(BenchBackend::Gpu),
+            "gpu-mas" => Ok(BenchBackend::GpuMas),
             _ => Err(format!(
-                "--backends: unknown backend `{s}` (expected cpu, cpu-mas, direct or gpu)"
+                "--backends: unknown backend `{s}` (expected cpu, cpu-mas, direct, gpu or gpu-mas)"
             )),
         }
     }
@@ -204,10 +209,13 @@ fn open(
             }
             Ok(Box::new(CpuBackend::new(m).with_linear_solver(solver)))
         }
-        BenchBackend::Gpu => {
+        BenchBackend::Gpu | BenchBackend::GpuMas => {
             let mut m = m.clone();
             if let Some(f) = o.forcing {
                 m.solver.forcing = f;
+            }
+            if backend == BenchBackend::GpuMas {
+                m.solver.preconditioner = PreconditionerKind::Mas;
             }
             let g = GpuBackend::new(m).map_err(|e| format!("skipped: {e}"))?;
             if g.is_software() && !o.allow_software_gpu {
@@ -288,7 +296,7 @@ pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow
         row.preconditioner_mib = Some(pre.memory_bytes as f64 / 1048576.0);
     }
     let mem = sim.backend().counters().memory_bytes;
-    if backend == BenchBackend::Gpu {
+    if matches!(backend, BenchBackend::Gpu | BenchBackend::GpuMas) {
         row.gpu_memory_mib = Some(mem as f64 / 1048576.0);
     }
     row
