@@ -73,7 +73,11 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     quiet_vulkan_loader();
-    match Cli::parse().command {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return argument_error(e),
+    };
+    match cli.command {
         Command::Run(args) => springsim::cli::run::main(args),
         Command::Scenes => springsim::cli::scenes(),
         Command::Compare(args) => springsim::cli::compare::main(args),
@@ -84,4 +88,41 @@ fn main() -> ExitCode {
         Command::Bench(args) => springsim::bench::cli::main(args),
         Command::Soak(args) => springsim::soak::main(args),
     }
+}
+
+/// Help and version go out as clap writes them; any other argument error becomes one
+/// line on stderr (clap's first line, with what it names next and the accepted values
+/// when it lists them) and exit status 2.
+fn argument_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return if e.use_stderr() {
+            ExitCode::from(2)
+        } else {
+            ExitCode::SUCCESS
+        };
+    }
+    let text = e.render().to_string();
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut first = lines.next().unwrap_or("error: bad arguments").to_string();
+    if first.ends_with(':') {
+        // "the following required arguments were not provided:" names them next.
+        let named: Vec<&str> = lines
+            .clone()
+            .take_while(|l| !l.starts_with("Usage:"))
+            .collect();
+        first = format!("{first} {}", named.join(", "));
+    }
+    let values = lines
+        .find(|l| l.starts_with("[possible values:"))
+        .map(|l| format!(" {l}"))
+        .unwrap_or_default();
+    eprintln!("{first}{values} (springsim --help for usage)");
+    ExitCode::from(2)
 }

@@ -119,3 +119,19 @@ fn run_lengths_beyond_the_cap_are_refused_with_short_numbers() {
     );
     assert!(!dir.exists(), "nothing is written");
 }
+
+#[test]
+fn argument_errors_the_parser_finds_are_one_line_too() {
+    refused(
+        &one_step(&["--frame-format", "foo"]),
+        "'--frame-format <FRAME_FORMAT>' [possible values: vtk, vtu, ply]",
+    );
+    refused(&["run"], "required arguments were not provided: <SCENE>");
+    refused(&one_step(&["--trajectory-format", "npy"]), "--trajectory");
+    refused(&one_step(&["--steps", "x"]), "--steps");
+    refused(&["bogus"], "unrecognized subcommand 'bogus'");
+    // Help still prints in full, with status 0.
+    let (help, _) = springsim(&["run", "--help"]);
+    assert!(help.status.success());
+    assert!(String::from_utf8_lossy(&help.stdout).lines().count() > 10);
+}
