@@ -28,20 +28,59 @@ impl LinearSolver {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum PreconditionerKind {
-    /// Per node the inverse of H's diagonal block (both backends).
+    /// The one measured faster for the scene's size and backend (the default): on
+    /// the CPU backend `mas` from [`MAS_AUTO_NODES`] nodes on, `block_jacobi` below;
+    /// on the GPU backend `block_jacobi` until a hardware GPU has timed `mas`
+    /// (BENCHMARKS.md).
     #[default]
+    Auto,
+    /// Per node the inverse of H's diagonal block (both backends).
     BlockJacobi,
-    /// Multilevel additive Schwarz over Morton-ordered domains ([`crate::mas`]); CPU
-    /// backend only for now.
+    /// Multilevel additive Schwarz over Morton-ordered domains ([`crate::mas`] on the
+    /// CPU, [`crate::backend::gpu::mas`] on the GPU).
     Mas,
 }
+
+/// Nodes from which `auto` picks the multilevel preconditioner on the CPU backend.
+/// Measured on the ladder's square (BENCHMARKS.md, 2 threads): block-Jacobi is
+/// faster at 4,225 nodes (176 against 220 ms/step), MAS at 66,049 (6.5 against 8.0
+/// s/step) and at 1,050,625; the crossover lies between, and 20,000 is taken.
+pub const MAS_AUTO_NODES: usize = 20_000;
 
 impl PreconditionerKind {
     /// The name used in scene files, on the command line and in tables.
     pub fn name(self) -> &'static str {
         match self {
+            PreconditionerKind::Auto => "auto",
             PreconditionerKind::BlockJacobi => "block_jacobi",
             PreconditionerKind::Mas => "mas",
+        }
+    }
+
+    /// The preconditioner a backend uses for a scene of `nodes` nodes: `auto`
+    /// resolved (see [`PreconditionerKind::Auto`]), the others as they are.
+    pub fn resolve(self, nodes: usize, gpu: bool) -> PreconditionerKind {
+        match self {
+            PreconditionerKind::Auto if !gpu && nodes >= MAS_AUTO_NODES => PreconditionerKind::Mas,
+            PreconditionerKind::Auto => PreconditionerKind::BlockJacobi,
+            other => other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod auto_tests {
+    use super::{PreconditionerKind as K, MAS_AUTO_NODES};
+
+    #[test]
+    fn auto_takes_mas_on_large_cpu_scenes_only() {
+        assert_eq!(K::default(), K::Auto);
+        assert_eq!(K::Auto.resolve(MAS_AUTO_NODES, false), K::Mas);
+        assert_eq!(K::Auto.resolve(MAS_AUTO_NODES - 1, false), K::BlockJacobi);
+        assert_eq!(K::Auto.resolve(10 * MAS_AUTO_NODES, true), K::BlockJacobi);
+        for named in [K::BlockJacobi, K::Mas] {
+            assert_eq!(named.resolve(1, false), named);
+            assert_eq!(named.resolve(10 * MAS_AUTO_NODES, true), named);
         }
     }
 }

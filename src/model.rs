@@ -115,7 +115,7 @@ impl Default for SolverParams {
             cg_max_iterations: 10_000,
             max_line_search_halvings: 60,
             friction_updates: 0,
-            preconditioner: crate::linear_solver::PreconditionerKind::BlockJacobi,
+            preconditioner: crate::linear_solver::PreconditionerKind::Auto,
             forcing: Forcing::Fixed,
             forcing_start: DEFAULT_FORCING_START,
         }

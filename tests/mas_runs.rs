@@ -71,3 +71,20 @@ fn the_scene_key_is_checked() {
     assert_eq!(s.model.solver.preconditioner, PreconditionerKind::Mas);
     expect(&with("ilu"), "solver.preconditioner", 4, "unknown variant");
 }
+
+#[test]
+fn auto_gives_the_bundled_66k_node_square_mas_on_the_cpu() {
+    use springsim::backend::Backend;
+    let big = springsim::scene::load("square_256").unwrap();
+    assert_eq!(big.model.solver.preconditioner, PreconditionerKind::Auto);
+    let n = big.model.num_nodes();
+    let per_node = |model: springsim::model::Model| {
+        let nodes = model.num_nodes() as u64;
+        CpuBackend::new(model).preconditioner_stats().memory_bytes / nodes
+    };
+    // MAS holds hundreds of bytes per node, block-Jacobi 32 (2 × 2 f64 per node).
+    let auto_bytes = per_node(big.model.clone());
+    assert!(auto_bytes > 200, "{n} nodes: {auto_bytes} B/node");
+    let small = springsim::scene::load("square_64").unwrap();
+    assert_eq!(per_node(small.model), 32);
+}

@@ -204,9 +204,11 @@ fn open(
             if let Some(f) = o.forcing {
                 m.solver.forcing = f;
             }
-            if backend == BenchBackend::CpuMas {
-                m.solver.preconditioner = PreconditionerKind::Mas;
-            }
+            // Each PCG row names its preconditioner (`auto` would pick by size).
+            m.solver.preconditioner = match backend {
+                BenchBackend::CpuMas => PreconditionerKind::Mas,
+                _ => PreconditionerKind::BlockJacobi,
+            };
             Ok(Box::new(CpuBackend::new(m).with_linear_solver(solver)))
         }
         BenchBackend::Gpu | BenchBackend::GpuMas => {
@@ -214,9 +216,10 @@ fn open(
             if let Some(f) = o.forcing {
                 m.solver.forcing = f;
             }
-            if backend == BenchBackend::GpuMas {
-                m.solver.preconditioner = PreconditionerKind::Mas;
-            }
+            m.solver.preconditioner = match backend {
+                BenchBackend::GpuMas => PreconditionerKind::Mas,
+                _ => PreconditionerKind::BlockJacobi,
+            };
             let g = GpuBackend::new(m).map_err(|e| format!("skipped: {e}"))?;
             if g.is_software() && !o.allow_software_gpu {
                 return Err(format!(

@@ -74,8 +74,9 @@ pub struct RunArgs {
     #[arg(long, value_enum)]
     pub linear_solver: Option<LinearSolver>,
     /// Preconditioner of the PCG solve (default: the scene's `[solver]
-    /// preconditioner`, else block-jacobi); `mas` is the multilevel additive Schwarz
-    /// preconditioner (both backends).
+    /// preconditioner`, else auto); `mas` is the multilevel additive Schwarz
+    /// preconditioner (both backends), `auto` takes it on the CPU backend from 20,000
+    /// nodes on and block-Jacobi otherwise.
     #[arg(long, value_enum)]
     pub preconditioner: Option<PreconditionerKind>,
     /// Exit with status 0 even when some steps stalled (made no progress); the

@@ -129,13 +129,13 @@ impl CpuBackend {
             last_pcg: None,
             linear_solver: LinearSolver::Pcg,
             direct: None,
-            mas: match model.solver.preconditioner {
+            mas: match model.solver.preconditioner.resolve(n, false) {
                 PreconditionerKind::Mas => Some(crate::mas::Mas::new(
                     &model.x0,
                     dim,
                     crate::mas::DEFAULT_DOMAIN,
                 )),
-                PreconditionerKind::BlockJacobi => None,
+                _ => None,
             },
             preconditioner_seconds: 0.0,
             model,

@@ -130,9 +130,9 @@ fn params(
 /// `solver.preconditioner = "mas"` also the multilevel preconditioner's plan.
 pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>), String> {
     check_limits(model)?;
-    let mas = match model.solver.preconditioner {
+    let mas = match model.solver.preconditioner.resolve(model.num_nodes(), true) {
         PreconditionerKind::Mas => Some(MasPlan::new(model)?),
-        PreconditionerKind::BlockJacobi => None,
+        _ => None,
     };
     let (n, ns, dim) = (model.num_nodes(), model.springs.len(), model.dim);
     let max_x = opts.max_groups_x.clamp(1, 65535);
