@@ -238,5 +238,6 @@ fn springsim_run_takes_mas_on_the_gpu() {
     // The square lands (about step 300) and comes to rest on the ground.
     assert_eq!(s["status"], "completed", "{s}");
     assert_eq!(s["backend"], "gpu");
+    assert_eq!(s["linear_solver"], "pcg, mas, fixed");
     std::fs::remove_dir_all(&dir).ok();
 }

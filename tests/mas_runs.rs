@@ -88,3 +88,33 @@ fn auto_gives_the_bundled_66k_node_square_mas_on_the_cpu() {
     let small = springsim::scene::load("square_64").unwrap();
     assert_eq!(per_node(small.model), 32);
 }
+
+#[test]
+fn summary_json_names_the_direction_solver_as_run() {
+    let dir = common::temp_dir("linear_solver_label");
+    let out = dir.to_str().unwrap();
+    for (extra, label) in [
+        (vec![], "pcg, block_jacobi, fixed"),
+        (vec!["--preconditioner", "mas"], "pcg, mas, fixed"),
+        (vec!["--linear-solver", "direct"], "direct"),
+    ] {
+        let mut args = vec![
+            "run",
+            "square_drop",
+            "--backend",
+            "cpu",
+            "--steps",
+            "2",
+            "-q",
+        ];
+        args.extend(extra);
+        args.extend(["--out", out]);
+        let o = common::springsim(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let s: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap())
+                .unwrap();
+        assert_eq!(s["linear_solver"], label, "{args:?}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -28,6 +28,11 @@ pub struct Summary {
     pub backend: String,
     /// Device in words.
     pub device: String,
+    /// The Newton direction solver as run: `direct`, or `pcg` with its preconditioner
+    /// (`auto` resolved) and CG tolerance rule, e.g. `pcg, mas, fixed`; `none` for
+    /// the impulse scheme.
+    #[serde(default)]
+    pub linear_solver: String,
     /// Spatial dimension.
     pub dimension: usize,
     /// Node count.
@@ -87,6 +92,26 @@ pub struct Summary {
     pub device_memory_bytes: u64,
 }
 
+/// The direction solver `scene` runs with on `backend` (`cpu`, `gpu`), for
+/// [`Summary::linear_solver`].
+fn linear_solver_label(scene: &Scene, backend: &str) -> String {
+    if scene.nonsmooth.is_some() {
+        return "none".into();
+    }
+    if scene.linear_solver == crate::linear_solver::LinearSolver::Direct {
+        return "direct".into();
+    }
+    let s = &scene.model.solver;
+    let pre = s
+        .preconditioner
+        .resolve(scene.model.num_nodes(), backend == "gpu");
+    let forcing = match s.forcing {
+        crate::model::Forcing::Fixed => "fixed",
+        crate::model::Forcing::EisenstatWalker => "eisenstat_walker",
+    };
+    format!("pcg, {}, {forcing}", pre.name())
+}
+
 impl Summary {
     /// The summary of a run that has not taken a step yet: status `running`, every
     /// total zero, `min_wall_distance` (m) that of the initial state.
@@ -97,6 +122,7 @@ impl Summary {
             source: scene.source.clone(),
             status: "running".into(),
             error: None,
+            linear_solver: linear_solver_label(scene, &backend),
             backend,
             device,
             dimension: model.dim,
