@@ -14,6 +14,30 @@ pub(super) struct Builder<'a> {
 }
 
 impl Builder<'_> {
+    /// The body-local node indices `fixed` (at `path`) of a body of `n` nodes as a
+    /// flag per node, each index checked to be in range.
+    pub(super) fn fixed_indices(
+        &self,
+        path: &str,
+        fixed: &[i64],
+        n: usize,
+    ) -> Result<Vec<bool>, SceneError> {
+        let mut flags = vec![false; n];
+        for (k, &f) in fixed.iter().enumerate() {
+            if f < 0 || f as usize >= n {
+                return Err(self.err(
+                    &format!("{path}.{k}"),
+                    format!(
+                        "node index {f} is out of range: this body has {n} nodes (0..{})",
+                        n.saturating_sub(1)
+                    ),
+                ));
+            }
+            flags[f as usize] = true;
+        }
+        Ok(flags)
+    }
+
     /// An error at the field with dotted `path` (array indices as numbers).
     pub(super) fn err(&self, path: &str, reason: impl Into<String>) -> SceneError {
         let segs: Vec<&str> = path.split('.').collect();

@@ -158,19 +158,7 @@ impl Builder<'_> {
             true,
         )?;
         let first = model.num_nodes();
-        let mut fixed = vec![false; n];
-        for (k, &f) in b.fixed.iter().enumerate() {
-            if f < 0 || f as usize >= n {
-                return Err(self.err(
-                    &format!("{}.{k}", p("fixed")),
-                    format!(
-                        "node index {f} is out of range: this body has {n} nodes (0..{})",
-                        n - 1
-                    ),
-                ));
-            }
-            fixed[f as usize] = true;
-        }
+        let fixed = self.fixed_indices(&p("fixed"), &b.fixed, n)?;
         // No node may start at, behind, or within d̂ of a wall.
         for (wi, w) in model.walls.iter().enumerate() {
             for (i, xi) in mesh.x.chunks(dim).enumerate() {

@@ -146,6 +146,11 @@ impl CpuBackend {
     /// sparse Cholesky baseline of [`crate::linear_solver`]).
     pub fn with_linear_solver(mut self, solver: LinearSolver) -> Self {
         self.linear_solver = solver;
+        if solver == LinearSolver::Direct {
+            // `auto` may have picked MAS for a large scene: the direct solve needs no
+            // preconditioner (its block-Jacobi fallback needs no MAS either).
+            self.mas = None;
+        }
         self
     }
 

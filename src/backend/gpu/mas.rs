@@ -147,15 +147,7 @@ impl MasPlan {
     /// first); those of levels 0 and 1 directly; then every domain matrix inverted.
     pub fn factor(&self) -> Vec<Kernel> {
         let coarse = self.levels.len().saturating_sub(1);
-        let mut k = Vec::new();
-        for l in 0..coarse {
-            k.push(if l == 0 {
-                Kernel::MasLevelFirst
-            } else {
-                Kernel::MasLevelUp
-            });
-            k.push(Kernel::MasFramesLevel);
-        }
+        let mut k = up_the_levels(Kernel::MasFramesLevel, coarse);
         // The level cursor is at the top level now.
         for l in (2..=coarse).rev() {
             k.extend([Kernel::MasGrainFirst, Kernel::MasCoarsePartials]);
@@ -175,15 +167,7 @@ impl MasPlan {
     /// r·r: restriction up, every domain solved, prolongation down.
     pub fn apply(&self) -> Vec<Kernel> {
         let coarse = self.levels.len().saturating_sub(1);
-        let mut k = Vec::new();
-        for l in 0..coarse {
-            k.push(if l == 0 {
-                Kernel::MasLevelFirst
-            } else {
-                Kernel::MasLevelUp
-            });
-            k.push(Kernel::MasRestrict);
-        }
+        let mut k = up_the_levels(Kernel::MasRestrict, coarse);
         k.push(Kernel::MasSolve);
         for _ in 1..coarse {
             k.push(Kernel::MasProlong);
@@ -218,6 +202,20 @@ impl MasPlan {
         4 * (self.matrix_reals + self.vector_reals + self.partial_reals + self.index.len() as u64)
             + 16 * self.frames
     }
+}
+
+/// `kernel` on levels 1 … `coarse`, the level cursor moved up before each.
+fn up_the_levels(kernel: Kernel, coarse: usize) -> Vec<Kernel> {
+    let mut k = Vec::new();
+    for l in 0..coarse {
+        k.push(if l == 0 {
+            Kernel::MasLevelFirst
+        } else {
+            Kernel::MasLevelUp
+        });
+        k.push(kernel);
+    }
+    k
 }
 
 fn too_big_error(n: usize) -> String {
