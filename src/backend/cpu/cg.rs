@@ -23,38 +23,42 @@ impl CpuBackend {
         // PCG also stands in should a factorisation ever fail (H is SPD, so it should not).
         let res = match direct {
             Some(res) => res,
-            None => {
-                let mut mas = self.mas.take();
-                if let Some(mas) = &mut mas {
-                    let start = std::time::Instant::now();
-                    mas.factor(&self.block_matrix());
-                    self.preconditioner_seconds += start.elapsed().as_secs_f64();
-                }
-                let jacobi = BlockJacobi {
-                    dim: self.model.dim,
-                    inverse_blocks: &self.preconditioner_blocks,
-                };
-                let pre: &dyn Preconditioner = match &mas {
-                    Some(m) => m,
-                    None => &jacobi,
-                };
-                let res = pcg(
-                    &self.operator(),
-                    pre,
-                    &self.r,
-                    &mut p,
-                    tol,
-                    max_iter,
-                    &mut work,
-                );
-                self.mas = mas;
-                res
-            }
+            None => self.with_preconditioner(|b, pre| {
+                pcg(&b.operator(), pre, &b.r, &mut p, tol, max_iter, &mut work)
+            }),
         };
         self.p = p;
         self.work = work;
         self.last_pcg = Some(res);
         res
+    }
+
+    /// Factors the scene's preconditioner at the current assembly (the multilevel one,
+    /// timed into `preconditioner_seconds`; block-Jacobi's inverses come with the
+    /// assembly) and calls `f` with the backend and it.
+    pub(super) fn with_preconditioner<R>(
+        &mut self,
+        f: impl FnOnce(&Self, &dyn Preconditioner) -> R,
+    ) -> R {
+        let mut mas = self.mas.take();
+        if let Some(mas) = &mut mas {
+            let start = std::time::Instant::now();
+            mas.factor(&self.block_matrix());
+            self.preconditioner_seconds += start.elapsed().as_secs_f64();
+        }
+        let out = {
+            let jacobi = BlockJacobi {
+                dim: self.model.dim,
+                inverse_blocks: &self.preconditioner_blocks,
+            };
+            let pre: &dyn Preconditioner = match &mas {
+                Some(m) => m,
+                None => &jacobi,
+            };
+            f(self, pre)
+        };
+        self.mas = mas;
+        out
     }
 
     /// H as node and spring blocks (the preconditioners read it).

@@ -52,22 +52,9 @@ impl Probe for CpuBackend {
     }
 
     fn precondition(&mut self, r: &[f64]) -> Vec<f64> {
-        use crate::pcg::Preconditioner;
         self.assemble();
         let mut z = vec![0.0; r.len()];
-        let mut mas = self.mas.take();
-        match &mut mas {
-            Some(m) => {
-                m.factor(&self.block_matrix());
-                m.apply(r, &mut z);
-            }
-            None => crate::pcg::BlockJacobi {
-                dim: self.model.dim,
-                inverse_blocks: &self.preconditioner_blocks,
-            }
-            .apply(r, &mut z),
-        }
-        self.mas = mas;
+        self.with_preconditioner(|_, pre| pre.apply(r, &mut z));
         z
     }
 }

@@ -22,24 +22,21 @@ impl NewtonSystem for GpuBackend {
 
     fn compute_direction(&mut self, tolerance: CgTolerance) -> Direction {
         let mut enc = self.engine.encoder();
+        // The Newton system, its preconditioner and the start of CG.
+        self.engine.record(&mut enc, &ASSEMBLE);
+        self.engine.record(&mut enc, &self.solve.factor);
+        self.engine.record(&mut enc, &self.solve.start);
         let eta = match tolerance {
             CgTolerance::Fixed(eta) => eta,
             _ => {
-                // ‖b‖ decides η: read the CG state CG_START leaves (one more read).
-                self.engine.record(&mut enc, &ASSEMBLE);
-                self.engine.record(&mut enc, &self.solve.factor);
-                self.engine.record(&mut enc, &self.solve.start);
+                // ‖b‖ decides η: read the CG state the start leaves (one more read).
                 let (_, _, cg) = self.engine.finish_direction(enc);
                 enc = self.engine.encoder();
                 tolerance.relative((cg.bb as f64).sqrt(), self.error_per_residual())
             }
         };
+        // Written to the queue before the iterations below are submitted.
         self.engine.set_cg_tolerance(eta);
-        if !tolerance.needs_rhs_norm() {
-            self.engine.record(&mut enc, &ASSEMBLE);
-            self.engine.record(&mut enc, &self.solve.factor);
-            self.engine.record(&mut enc, &self.solve.start);
-        }
         let cap = self.model.solver.cg_max_iterations;
         let mut submitted = 0u64;
         loop {
