@@ -28,11 +28,41 @@ fn cg_update_residual(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgr
     store_r(i, load_r(i) - a * load_q(i));
 }
 
-fn load_coarse(offset: u32, q: u32, a: u32) -> array<real, 6> {
-    var v: array<real, 6>;
-    for (var c = 0u; c < 6u; c++) { v[c] = 0.0; }
-    for (var c = 0u; c < q; c++) { v[c] = mas_vectors[offset + a * q + c]; }
-    return v;
+// A supernode's rigid motion (or the force and torque it is restricted to): the
+// translation t and the rotation w (only w.z in 2D), 3 or 6 reals in mas_vectors.
+struct Rigid {
+    t: vec3<real>,
+    w: vec3<real>,
+}
+
+fn rigid_dofs() -> u32 {
+    return select(6u, 3u, P.dim == 2u);
+}
+
+// The rigid motion of supernode a of the level whose vector starts at `offset`.
+fn load_rigid(offset: u32, a: u32) -> Rigid {
+    let o = offset + a * rigid_dofs();
+    if (P.dim == 2u) {
+        return Rigid(vec3<real>(mas_vectors[o], mas_vectors[o + 1u], 0.0), vec3<real>(0.0, 0.0, mas_vectors[o + 2u]));
+    }
+    return Rigid(
+        vec3<real>(mas_vectors[o], mas_vectors[o + 1u], mas_vectors[o + 2u]),
+        vec3<real>(mas_vectors[o + 3u], mas_vectors[o + 4u], mas_vectors[o + 5u]),
+    );
+}
+
+fn store_rigid(offset: u32, a: u32, m: Rigid) {
+    let o = offset + a * rigid_dofs();
+    mas_vectors[o] = m.t.x;
+    mas_vectors[o + 1u] = m.t.y;
+    if (P.dim == 2u) {
+        mas_vectors[o + 2u] = m.w.z;
+    } else {
+        mas_vectors[o + 2u] = m.t.z;
+        mas_vectors[o + 3u] = m.w.x;
+        mas_vectors[o + 4u] = m.w.y;
+        mas_vectors[o + 5u] = m.w.z;
+    }
 }
 
 // v of level mas_state.level: Σ Pᵀ r over each supernode, from its nodes (level 1)
@@ -60,26 +90,13 @@ fn mas_restrict(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
         let below = mas_level(l - 1u);
         let last = min(a * MAS_B + MAS_B, below.count);
         for (var k = a * MAS_B; k < last; k++) {
-            let v = load_coarse(below.v_offset, below.dofs, k);
-            let f = vec3<real>(v[0], v[1], v[2] * real(P.dim - 2u));
+            let v = load_rigid(below.v_offset, k);
             let fk = mas_frames[below.frame_offset + k];
-            var tau = vec3<real>(0.0, 0.0, v[2]);
-            if (P.dim == 3u) { tau = vec3<real>(v[3], v[4], v[5]); }
-            t += f;
-            w += cross((fk.xyz - fa.xyz) / rho, f) + tau * (frame_radius(fk) / rho);
+            t += v.t;
+            w += cross((fk.xyz - fa.xyz) / rho, v.t) + v.w * (frame_radius(fk) / rho);
         }
     }
-    let o = lv.v_offset + a * lv.dofs;
-    mas_vectors[o] = t.x;
-    mas_vectors[o + 1u] = t.y;
-    if (P.dim == 2u) {
-        mas_vectors[o + 2u] = w.z;
-    } else {
-        mas_vectors[o + 2u] = t.z;
-        mas_vectors[o + 3u] = w.x;
-        mas_vectors[o + 4u] = w.y;
-        mas_vectors[o + 5u] = w.z;
-    }
+    store_rigid(lv.v_offset, a, Rigid(t, w));
 }
 
 var<workgroup> wg_vec: array<real, MAS_MAX_M>;
@@ -127,23 +144,11 @@ fn mas_prolong(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     let fa = frame(l, a);
     let fk = mas_frames[below.frame_offset + k];
     let rho = frame_radius(fa);
-    let y = load_coarse(lv.y_offset, lv.dofs, a);
-    let t = vec3<real>(y[0], y[1], y[2] * real(P.dim - 2u));
-    var w = vec3<real>(0.0, 0.0, y[2]);
-    if (P.dim == 3u) { w = vec3<real>(y[3], y[4], y[5]); }
-    let tk = t + cross(w, (fk.xyz - fa.xyz) / rho);
-    let wk = w * (frame_radius(fk) / rho);
-    let o = below.y_offset + k * below.dofs;
-    mas_vectors[o] += tk.x;
-    mas_vectors[o + 1u] += tk.y;
-    if (P.dim == 2u) {
-        mas_vectors[o + 2u] += wk.z;
-    } else {
-        mas_vectors[o + 2u] += tk.z;
-        mas_vectors[o + 3u] += wk.x;
-        mas_vectors[o + 4u] += wk.y;
-        mas_vectors[o + 5u] += wk.z;
-    }
+    let y = load_rigid(lv.y_offset, a);
+    let mine = load_rigid(below.y_offset, k);
+    let tk = y.t + cross(y.w, (fk.xyz - fa.xyz) / rho);
+    let wk = y.w * (frame_radius(fk) / rho);
+    store_rigid(below.y_offset, k, Rigid(mine.t + tk, mine.w + wk));
 }
 
 // z = level 0's correction + level 1's (which holds every coarser one by now); the
@@ -165,11 +170,8 @@ fn mas_finish(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
                 let l1 = mas_level(1u);
                 let a = rk.x / MAS_B;
                 let f = frame(1u, a);
-                let y = load_coarse(l1.y_offset, l1.dofs, a);
-                let t = vec3<real>(y[0], y[1], y[2] * real(P.dim - 2u));
-                var w = vec3<real>(0.0, 0.0, y[2]);
-                if (P.dim == 3u) { w = vec3<real>(y[3], y[4], y[5]); }
-                zi += t + cross(w, (load_x(i) - f.xyz) / frame_radius(f));
+                let y = load_rigid(l1.y_offset, a);
+                zi += y.t + cross(y.w, (load_x(i) - f.xyz) / frame_radius(f));
             }
         }
         store_z(i, zi);
