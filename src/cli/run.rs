@@ -30,6 +30,11 @@ pub enum BackendChoice {
 pub struct RunArgs {
     /// Scene file, or the name of a bundled scene (see `springsim scenes`).
     pub scene: String,
+    /// Override a scene key before the scene is validated, in TOML value syntax
+    /// (`--set solver.dt=1e-3 --set 'bodies[0].cells=[64, 64]'`); repeatable, later
+    /// ones win; a bare word is a string (`--set solver.integrator=newmark`).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
     /// Which backend computes.
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: BackendChoice,
@@ -159,7 +164,12 @@ struct Prepared {
 /// The scene, its backend (opened here, once) and the run options, or the error of a
 /// bad argument.
 fn prepare(args: &RunArgs) -> Result<Prepared, String> {
-    let mut scene = scene::load(&args.scene).map_err(|e| e.to_string())?;
+    let overrides = args
+        .set
+        .iter()
+        .map(|a| scene::Override::parse(a))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut scene = scene::load_with(&args.scene, &overrides).map_err(|e| e.to_string())?;
     if let Some(pre) = args.preconditioner {
         scene.model.solver.preconditioner = pre;
     }

@@ -278,6 +278,7 @@ impl Builder<'_> {
             nonsmooth,
             particle_radius,
             linear_solver: s.linear_solver.unwrap_or_default(),
+            toml: String::new(),
         })
     }
 }

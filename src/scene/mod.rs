@@ -13,6 +13,7 @@ pub mod memory;
 mod mesh_body;
 mod mesh_import;
 mod name;
+pub mod overrides;
 mod particles;
 mod select;
 mod walls;
@@ -22,6 +23,7 @@ use builder::Builder;
 pub use error::SceneError;
 use format::{fmt_num, SceneFile};
 pub use name::{check_name, MAX_NAME_CHARS};
+pub use overrides::Override;
 use std::path::Path;
 
 /// Scenes shipped inside the binary (also in `scenes/`), by name.
@@ -132,6 +134,9 @@ pub struct Scene {
     pub particle_radius: f64,
     /// How the CPU backend solves the Newton systems (`[solver] linear_solver`).
     pub linear_solver: crate::linear_solver::LinearSolver,
+    /// The TOML the scene was parsed from, overrides included (written to a run's
+    /// `scene.toml`).
+    pub toml: String,
 }
 
 impl Scene {
@@ -171,6 +176,12 @@ impl Scene {
 
 /// Loads a scene from a path, or from a bundled scene name when no such file exists.
 pub fn load(arg: &str) -> Result<Scene, SceneError> {
+    load_with(arg, &[])
+}
+
+/// The TOML text of scene `arg` (a path, or a bundled scene's name when no such file
+/// exists), the name errors give it (`bundled:NAME` for a bundled one) and its stem.
+pub fn read_text(arg: &str) -> Result<(String, String, String), SceneError> {
     let path = Path::new(arg);
     if path.exists() {
         let text = std::fs::read_to_string(path).map_err(|e| SceneError {
@@ -180,12 +191,12 @@ pub fn load(arg: &str) -> Result<Scene, SceneError> {
             reason: format!("cannot read the file: {e}"),
         })?;
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scene");
-        return parse(&text, arg, stem);
+        return Ok((text, arg.to_string(), stem.to_string()));
     }
     let name = arg.strip_prefix("scenes/").unwrap_or(arg);
     let name = name.strip_suffix(".toml").unwrap_or(name);
     match BUNDLED.iter().find(|(n, _)| *n == name) {
-        Some((n, text)) => parse(text, &format!("bundled:{n}"), n),
+        Some((n, text)) => Ok((text.to_string(), format!("bundled:{n}"), n.to_string())),
         None => Err(SceneError {
             file: arg.to_string(),
             field: None,
@@ -202,6 +213,38 @@ pub fn load(arg: &str) -> Result<Scene, SceneError> {
     }
 }
 
+/// Loads scene `arg` (as [`load`]) with `overrides` written into its TOML first, so
+/// they are validated exactly like the file. An error caused by an override names it
+/// (`--set solver.dt=-1: …`); line numbers are dropped where overrides added lines.
+pub fn load_with(arg: &str, overrides: &[Override]) -> Result<Scene, SceneError> {
+    let (text, file, stem) = read_text(arg)?;
+    let (new_text, added) = overrides::apply(&text, &file, overrides)?;
+    parse(&new_text, &file, &stem).map_err(|mut e| {
+        if overrides.is_empty() {
+            return e;
+        }
+        let blamed: Vec<String> = match &e.field {
+            Some(f) => overrides
+                .iter()
+                .filter(|o| o.concerns(f))
+                .map(|o| format!("--set {o}"))
+                .collect(),
+            None => Vec::new(),
+        };
+        if blamed.is_empty() {
+            let all: Vec<String> = overrides.iter().map(|o| format!("--set {o}")).collect();
+            e.reason = format!("with {}: {}", all.join(" "), e.reason);
+            if added {
+                e.line = None;
+            }
+        } else {
+            e.reason = format!("{}: {}", blamed.join(" "), e.reason);
+            e.line = None;
+        }
+        e
+    })
+}
+
 /// Parses and validates scene `text`; `file` names it in errors, `stem` is the default name.
 pub fn parse(text: &str, file: &str, stem: &str) -> Result<Scene, SceneError> {
     let de = toml::Deserializer::parse(text).map_err(|e| toml_error(text, file, None, &e))?;
@@ -210,7 +253,9 @@ pub fn parse(text: &str, file: &str, stem: &str) -> Result<Scene, SceneError> {
         let field = (path != "." && !path.is_empty()).then_some(path);
         toml_error(text, file, field, e.inner())
     })?;
-    Builder { text, file }.build(raw, stem)
+    let mut scene = Builder { text, file }.build(raw, stem)?;
+    scene.toml = text.to_string();
+    Ok(scene)
 }
 
 fn toml_error(text: &str, file: &str, field: Option<String>, e: &toml::de::Error) -> SceneError {
