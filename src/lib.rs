@@ -32,4 +32,5 @@ pub mod run;
 pub mod scene;
 pub mod sim;
 pub mod soak;
+pub mod sweep;
 pub mod wall;

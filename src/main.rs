@@ -36,6 +36,10 @@ enum Command {
     /// Time a fixed ladder of scenes (25 nodes to ~1M) on the CPU (PCG and direct)
     /// and GPU backends; prints a table and writes bench.csv and bench.json.
     Bench(springsim::bench::cli::BenchArgs),
+    /// Run a scene over a grid (or zipped list) of scene-key values, each variant in
+    /// its own folder, in parallel; sweep.csv, sweep.json and plots; resumable,
+    /// shardable, with an sbatch array script for Slurm (`sweep collect OUT` merges).
+    Sweep(Box<springsim::sweep::SweepCommand>),
     /// Run every bundled scene (or those named) on each backend through its default
     /// duration, or a horizon past its first contacts, and tabulate stalled,
     /// unconverged and capped steps, the smallest wall distance and the status.
@@ -87,6 +91,7 @@ fn main() -> ExitCode {
         Command::Render(args) => springsim::render::main(args),
         Command::Bench(args) => springsim::bench::cli::main(args),
         Command::Soak(args) => springsim::soak::main(args),
+        Command::Sweep(args) => springsim::sweep::main(*args),
     }
 }
 

@@ -227,12 +227,12 @@ pub fn load_with(arg: &str, overrides: &[Override]) -> Result<Scene, SceneError>
             Some(f) => overrides
                 .iter()
                 .filter(|o| o.concerns(f))
-                .map(|o| format!("--set {o}"))
+                .map(|o| o.to_string())
                 .collect(),
             None => Vec::new(),
         };
         if blamed.is_empty() {
-            let all: Vec<String> = overrides.iter().map(|o| format!("--set {o}")).collect();
+            let all: Vec<String> = overrides.iter().map(|o| o.to_string()).collect();
             e.reason = format!("with {}: {}", all.join(" "), e.reason);
             if added {
                 e.line = None;

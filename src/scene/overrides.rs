@@ -27,11 +27,13 @@ pub struct Override {
     pub value_text: String,
     /// The value: TOML syntax, or a bare word (`newmark`) taken as a string.
     pub value: Value,
+    /// The command-line option it came from, for errors (`--set`, `--vary`).
+    pub flag: &'static str,
 }
 
 impl fmt::Display for Override {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}={}", self.key, self.value_text)
+        write!(f, "{} {}={}", self.flag, self.key, self.value_text)
     }
 }
 
@@ -103,19 +105,27 @@ pub fn parse_value(text: &str) -> Result<Value, String> {
 }
 
 impl Override {
-    /// Parses `KEY=VALUE`; the error (one line) names the argument and the reason.
+    /// Parses `KEY=VALUE` (of `--set`); the error (one line) names the argument and
+    /// the reason.
     pub fn parse(arg: &str) -> Result<Self, String> {
         let (key, value_text) = arg
             .split_once('=')
             .ok_or_else(|| format!("--set {arg}: expected KEY=VALUE"))?;
+        Self::new("--set", key, value_text)
+    }
+
+    /// The override of `key` by `value_text`, given with option `flag` (named in errors).
+    pub fn new(flag: &'static str, key: &str, value_text: &str) -> Result<Self, String> {
         let key = key.trim();
-        let path = parse_key(key).map_err(|e| format!("--set {arg}: {e}"))?;
-        let value = parse_value(value_text).map_err(|e| format!("--set {arg}: {e}"))?;
+        let shown = format!("{flag} {key}={}", value_text.trim());
+        let path = parse_key(key).map_err(|e| format!("{shown}: {e}"))?;
+        let value = parse_value(value_text).map_err(|e| format!("{shown}: {e}"))?;
         Ok(Self {
             key: key.to_string(),
             path,
             value_text: value_text.trim().to_string(),
             value,
+            flag,
         })
     }
 
@@ -152,7 +162,7 @@ pub fn apply(text: &str, file: &str, overrides: &[Override]) -> Result<(String, 
             file: file.to_string(),
             field: Some(o.key.clone()),
             line: None,
-            reason: format!("--set {o}: {reason}"),
+            reason: format!("{o}: {reason}"),
         })?;
     }
     Ok((doc.to_string(), added))

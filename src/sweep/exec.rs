@@ -1,0 +1,234 @@
+//! Running a sweep's variants: each one is a `springsim run` child process (so a
+//! crash or a stall stays in its variant) writing into its own folder with its log in
+//! `run.log`; `jobs` of them at a time; each finished one leaves its `variant.json`.
+//! Ctrl-C or SIGTERM stops the launching, asks the running children to stop after
+//! their current step, and leaves a folder that `--resume` completes.
+
+use super::spec::Variant;
+use super::table::{Plan, Record};
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How the variants of one call went.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Records of the variants run, in the order they finished.
+    pub records: Vec<Record>,
+    /// Whether a stop was asked for (some variants may not have run).
+    pub interrupted: bool,
+}
+
+/// Where progress goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// A bar over the variants with an ETA (stderr is a terminal).
+    Bar,
+    /// One line per finished variant.
+    Lines,
+    /// Nothing.
+    Quiet,
+}
+
+/// The `springsim run` command of variant `v`.
+fn command(exe: &Path, plan: &Plan, v: &Variant, dir: &Path) -> Command {
+    let mut c = Command::new(exe);
+    c.arg("run").arg(&plan.scene);
+    for s in &plan.set {
+        c.arg("--set").arg(s);
+    }
+    for (k, val) in &v.values {
+        c.arg("--set").arg(format!("{k}={val}"));
+    }
+    if plan.threads > 0 {
+        c.arg("--threads").arg(plan.threads.to_string());
+    }
+    c.args(&plan.run_args).arg("--out").arg(dir).arg("--quiet");
+    c
+}
+
+/// Runs variant `v` to its end and records it; `pids` holds the running children.
+fn run_one(exe: &Path, plan: &Plan, out: &Path, v: &Variant, pids: &Mutex<Vec<u32>>) -> Record {
+    let dir = out.join(&v.dir);
+    let start = Instant::now();
+    let failed = |error: String| Record {
+        index: v.index,
+        status: "failed".into(),
+        error: Some(error),
+        exit_code: None,
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    // A rerun starts clean: nothing of an earlier attempt is mixed into this one.
+    let _ = std::fs::remove_dir_all(&dir);
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        return failed(format!("{}: {e}", dir.display()));
+    }
+    let log_path = dir.join("run.log");
+    let log = match std::fs::File::create(&log_path) {
+        Ok(f) => f,
+        Err(e) => return failed(format!("{}: {e}", log_path.display())),
+    };
+    let mut cmd = command(exe, plan, v, &dir);
+    cmd.stdin(Stdio::null())
+        .stdout(log.try_clone().map_or_else(|_| Stdio::null(), Stdio::from))
+        .stderr(Stdio::from(log));
+    #[cfg(unix)]
+    {
+        // Its own process group: a terminal's Ctrl-C reaches the sweep only, which
+        // passes one SIGTERM on (two signals would end a run without its summary).
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => return failed(format!("cannot start {}: {e}", exe.display())),
+    };
+    let pid = child.id();
+    pids.lock().expect("pid list").push(pid);
+    let status = child.wait();
+    pids.lock().expect("pid list").retain(|p| *p != pid);
+    let code = match status {
+        Ok(s) => s.code(),
+        Err(e) => return failed(format!("waiting for the run: {e}")),
+    };
+    let summary = super::metrics::RunFiles::open(&dir);
+    let summary_status = summary
+        .summary()
+        .and_then(|s| s["status"].as_str().map(str::to_string));
+    let summary_error = summary
+        .summary()
+        .and_then(|s| s["error"].as_str().map(str::to_string));
+    let (status, error) = match (code, summary_status.as_deref()) {
+        (Some(0), Some("completed")) => ("completed".to_string(), None),
+        (Some(3), _) | (Some(0), Some("stalled")) => ("stalled".to_string(), summary_error),
+        (Some(130), _) | (None, Some("interrupted")) => ("interrupted".into(), summary_error),
+        (_, _) => ("failed".to_string(), Some(last_error(&log_path, code))),
+    };
+    Record {
+        index: v.index,
+        status,
+        error,
+        exit_code: code,
+        seconds: start.elapsed().as_secs_f64(),
+    }
+}
+
+/// The last `error:` line of a run's log, or its exit status.
+fn last_error(log: &Path, code: Option<i32>) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    text.lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("error: "))
+        .map(str::to_string)
+        .unwrap_or_else(|| match code {
+            Some(c) => format!("springsim run exited with status {c} (see run.log)"),
+            None => "springsim run was killed by a signal (see run.log)".into(),
+        })
+}
+
+/// Runs `todo` (variants of `plan`) into `out`, `jobs` at a time, writing each one's
+/// `variant.json` when it ends; `after` is called on the main thread after each.
+pub fn run_variants(
+    exe: PathBuf,
+    plan: &Plan,
+    out: &Path,
+    todo: Vec<Variant>,
+    jobs: usize,
+    progress: Progress,
+    mut after: impl FnMut(&Record),
+) -> Outcome {
+    let total = todo.len();
+    let queue = Arc::new(Mutex::new(VecDeque::from(todo)));
+    let pids = Arc::new(Mutex::new(Vec::<u32>::new()));
+    let bar = (progress == Progress::Bar).then(|| {
+        let bar = indicatif::ProgressBar::new(total as u64);
+        let style = indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} variants [{elapsed_precise} < {eta_precise}] {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+        bar.set_style(style);
+        bar
+    });
+    let mut outcome = Outcome::default();
+    let (tx, rx) = mpsc::channel::<(Variant, Record)>();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1).min(total.max(1)) {
+            let (queue, pids, tx, exe) = (queue.clone(), pids.clone(), tx.clone(), &exe);
+            scope.spawn(move || loop {
+                if crate::interrupt::requested() {
+                    break;
+                }
+                let Some(v) = queue.lock().expect("queue").pop_front() else {
+                    break;
+                };
+                let r = run_one(exe, plan, out, &v, &pids);
+                if tx.send((v, r)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let mut forwarded = false;
+        let (mut done, mut bad) = (0usize, 0usize);
+        loop {
+            match rx.recv_timeout(Duration::from_millis(200)) {
+                Ok((v, r)) => {
+                    if let Err(e) = r.write(out, &v) {
+                        eprintln!("warning: {e}");
+                    }
+                    done += 1;
+                    bad += usize::from(r.status != "completed");
+                    let line = format!(
+                        "[{done}/{total}] {}: {} in {:.1} s{}",
+                        v.dir,
+                        r.status,
+                        r.seconds,
+                        r.error
+                            .as_deref()
+                            .map(|e| format!(" ({e})"))
+                            .unwrap_or_default()
+                    );
+                    match &bar {
+                        Some(b) => {
+                            b.inc(1);
+                            if r.status != "completed" {
+                                b.println(line);
+                            }
+                            b.set_message(if bad > 0 {
+                                format!("{bad} not completed")
+                            } else {
+                                String::new()
+                            });
+                        }
+                        None if progress == Progress::Lines => eprintln!("{line}"),
+                        None => {}
+                    }
+                    after(&r);
+                    outcome.records.push(r);
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            if crate::interrupt::requested() && !forwarded {
+                forwarded = true;
+                outcome.interrupted = true;
+                queue.lock().expect("queue").clear();
+                for pid in pids.lock().expect("pid list").iter() {
+                    #[cfg(unix)]
+                    // SAFETY: kill has no memory effects; the pid is a child we wait for.
+                    unsafe {
+                        libc::kill(*pid as libc::pid_t, libc::SIGTERM);
+                    }
+                }
+            }
+        }
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    outcome.interrupted |= crate::interrupt::requested();
+    outcome
+}

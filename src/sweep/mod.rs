@@ -1,0 +1,308 @@
+//! `springsim sweep`: one scene run over a grid (or zipped list) of scene-key values,
+//! each variant a `springsim run` into its own folder, in parallel on the cores;
+//! tabulated in `sweep.csv` / `sweep.json` with plots; resumable; shardable over any
+//! scheduler, with an `sbatch` array script for Slurm and `sweep collect` to merge.
+//!
+//! [`spec`] makes the variants, [`exec`] runs them, [`metrics`] reads their figures,
+//! [`table`] tabulates them, [`plots`] draws them, [`slurm`] writes the array script
+//! and [`prepare`] checks a sweep's arguments before anything runs.
+
+pub mod exec;
+pub mod metrics;
+pub mod plots;
+pub mod prepare;
+pub mod slurm;
+pub mod spec;
+pub mod table;
+
+use crate::cli::run::BackendChoice;
+use exec::Progress;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use table::{Plan, Tally};
+
+/// `springsim sweep`: either a sweep to run, or `collect`.
+#[derive(Clone, Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct SweepCommand {
+    /// `collect OUT`: tabulate a sweep's folder.
+    #[command(subcommand)]
+    pub action: Option<SweepAction>,
+    /// The sweep to run.
+    #[command(flatten)]
+    pub args: SweepArgs,
+}
+
+/// Subcommands of `springsim sweep`.
+#[derive(Clone, Debug, clap::Subcommand)]
+pub enum SweepAction {
+    /// Tabulate every variant folder of a sweep (after its shards or Slurm array tasks
+    /// ended) into OUT/sweep.csv and OUT/sweep.json, with plots; exit status 1 when
+    /// some variants have no result yet.
+    Collect(CollectArgs),
+}
+
+/// Arguments of `springsim sweep collect`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct CollectArgs {
+    /// The sweep's output folder (it holds sweep-plan.json).
+    pub out: PathBuf,
+    /// Add a metric column (see `springsim sweep --help`).
+    #[arg(long, value_name = "NAME")]
+    pub metric: Vec<String>,
+    /// Draw METRIC against the first numeric varied key into OUT/METRIC_vs_KEY.png.
+    #[arg(long, value_name = "METRIC")]
+    pub plot: Vec<String>,
+}
+
+/// Arguments of a sweep.
+#[derive(Clone, Debug, clap::Args)]
+pub struct SweepArgs {
+    /// Scene file, or the name of a bundled scene.
+    #[arg(required = true)]
+    pub scene: Option<String>,
+    /// A scene key and its values, comma-separated, in TOML value syntax
+    /// (`contact.kappa=1e4,1e5,1e6`, `'bodies[0].cells=[8,8],[16,16]'`); repeatable:
+    /// the variants are every combination, the first key varying slowest.
+    #[arg(long, value_name = "KEY=V1,V2,...", required = true)]
+    pub vary: Vec<String>,
+    /// Zip the --vary lists (the i-th values together) instead of crossing them.
+    #[arg(long)]
+    pub zip: bool,
+    /// Override a scene key in every variant (as `springsim run --set`).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Output folder (default: out/sweep-SCENE_NAME); variant N runs in OUT/NNN-KEY=VALUE….
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Variants run at a time (default: the cores on the CPU backend, 1 on a GPU).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub jobs: Option<u64>,
+    /// Worker threads of each variant's CPU backend (default: the cores / --jobs).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
+    /// Time steps of every variant (default: the scene's `[run]`).
+    #[arg(long, conflicts_with = "duration")]
+    pub steps: Option<u64>,
+    /// Simulated time of every variant in seconds.
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// Backend of every variant; sweeps default to the CPU, whose variants share the
+    /// cores; `gpu` runs one variant at a time unless --jobs says otherwise.
+    #[arg(long, value_enum, default_value = "cpu")]
+    pub backend: BackendChoice,
+    /// Add a metric column: a summary.json field (`final_kinetic_energy`,
+    /// `final_centroid.1`), `rebound_height`, or `max:COL` / `min:COL` / `mean:COL` /
+    /// `last:COL` of steps.csv; repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub metric: Vec<String>,
+    /// Draw METRIC against the first numeric varied key (one line per value of the
+    /// others) into OUT/METRIC_vs_KEY.png; repeatable.
+    #[arg(long, value_name = "METRIC")]
+    pub plot: Vec<String>,
+    /// Complete a sweep already in OUT: keep its completed and stalled variants, run
+    /// the others (failed, interrupted, never run).
+    #[arg(long)]
+    pub resume: bool,
+    /// Run only shard I of N (I from 0): the variants whose number is I modulo N.
+    /// Without it, a Slurm array task's SLURM_ARRAY_TASK_ID / _COUNT pick the shard.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// No progress and no report.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Write an sbatch array script for this sweep to FILE (and OUT's plan), run nothing.
+    #[arg(long, value_name = "FILE")]
+    pub emit_slurm: Option<PathBuf>,
+    /// The emitted script's #SBATCH choices.
+    #[command(flatten)]
+    pub slurm: slurm::SlurmOptions,
+    /// Further `springsim run` options for every variant, after `--`
+    /// (`-- --trajectory --frames 10`).
+    #[arg(last = true, value_name = "RUN_ARGS")]
+    pub run_args: Vec<String>,
+}
+
+/// Runs `springsim sweep`. Exit status 0 when every variant completed, 3 when some
+/// stalled and none failed, 1 when some failed, 2 for bad arguments (nothing run),
+/// 130 when interrupted.
+pub fn main(cmd: SweepCommand) -> ExitCode {
+    let result = match cmd.action {
+        Some(SweepAction::Collect(c)) => collect(&c),
+        None => sweep(&cmd.args),
+    };
+    result.unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    })
+}
+
+/// `springsim sweep collect`.
+fn collect(c: &CollectArgs) -> Result<ExitCode, String> {
+    let mut plan = Plan::read(&c.out)?.ok_or_else(|| {
+        format!(
+            "{}: no {} here; is it a sweep's output folder?",
+            c.out.display(),
+            table::PLAN_FILE
+        )
+    })?;
+    for m in &c.metric {
+        metrics::check(m)?;
+        if !plan.metrics.contains(m) {
+            plan.metrics.push(m.clone());
+        }
+    }
+    for p in &c.plot {
+        metrics::check(p).map_err(|e| e.replacen("--metric", "--plot", 1))?;
+        if !table::metric_names(&plan).contains(p) {
+            plan.metrics.push(p.clone());
+        }
+        plots::check(&plan, p)?;
+    }
+    let tally = tabulate(&c.out, &plan, &c.plot, false)?;
+    Ok(finish(tally, false))
+}
+
+/// Builds and writes the table (and the plots) of `plan` in `out`; prints one line.
+fn tabulate(
+    out: &Path,
+    plan: &Plan,
+    plots_wanted: &[String],
+    quiet: bool,
+) -> Result<Tally, String> {
+    let t = table::build(out, plan);
+    table::write(out, &t)?;
+    for p in plots_wanted {
+        plots::draw(out, plan, &t, p)?;
+    }
+    if !quiet {
+        let Tally {
+            completed,
+            stalled,
+            failed,
+            interrupted,
+            missing,
+        } = t.tally;
+        println!(
+            "{} variants: {completed} completed, {stalled} stalled, {failed} failed, {interrupted} interrupted, {missing} not run -> {}",
+            plan.variants.len(),
+            out.join("sweep.csv").display()
+        );
+    }
+    Ok(t.tally)
+}
+
+/// The exit status of a sweep's end.
+fn finish(t: Tally, interrupted: bool) -> ExitCode {
+    if interrupted {
+        ExitCode::from(130)
+    } else if t.failed + t.interrupted + t.missing > 0 {
+        ExitCode::from(1)
+    } else if t.stalled > 0 {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// A sweep: checked whole, then its shard's unfinished variants run.
+fn sweep(args: &SweepArgs) -> Result<ExitCode, String> {
+    let p = prepare::prepare(args)?;
+    if let Some(file) = &args.emit_slurm {
+        return prepare::emit_slurm(args, &p, file).map(|()| ExitCode::SUCCESS);
+    }
+    crate::interrupt::install();
+    let todo: Vec<_> = p
+        .plan
+        .variants
+        .iter()
+        .filter(|v| p.shard.includes(v.index))
+        .filter(|v| !(args.resume && table::Record::read(&p.out, v).is_some_and(|r| r.is_final())))
+        .cloned()
+        .collect();
+    let mine = p
+        .plan
+        .variants
+        .iter()
+        .filter(|v| p.shard.includes(v.index))
+        .count();
+    let progress = if args.quiet {
+        Progress::Quiet
+    } else if std::io::stderr().is_terminal() {
+        Progress::Bar
+    } else {
+        Progress::Lines
+    };
+    if !args.quiet {
+        eprintln!(
+            "sweep: {} of {mine} variant(s){} to run, {} at a time, into {}",
+            todo.len(),
+            if p.shard.count > 1 {
+                format!(" of shard {}/{}", p.shard.index, p.shard.count)
+            } else {
+                String::new()
+            },
+            p.jobs,
+            p.out.display()
+        );
+    }
+    let sharded = p.shard.count > 1;
+    let (out, plan) = (&p.out, &p.plan);
+    let outcome = exec::run_variants(p.exe.clone(), plan, out, todo, p.jobs, progress, |_| {
+        if !sharded {
+            // Keep the table current, so an interrupted sweep's is too.
+            let _ = table::write(out, &table::build(out, plan));
+        }
+    });
+    if sharded {
+        // Tabulate this shard's variants; `collect` tabulates all of them.
+        let mut t = table::build(out, plan);
+        let keep: Vec<bool> = plan
+            .variants
+            .iter()
+            .map(|v| p.shard.includes(v.index))
+            .collect();
+        let mut k = keep.iter();
+        t.rows.retain(|_| *k.next().unwrap_or(&false));
+        let mut tally = Tally::default();
+        for r in &t.rows {
+            let status = r[2 + plan.axes.len()].as_str();
+            match status {
+                "completed" => tally.completed += 1,
+                "stalled" => tally.stalled += 1,
+                "missing" => tally.missing += 1,
+                "interrupted" => tally.interrupted += 1,
+                _ => tally.failed += 1,
+            }
+        }
+        let dir = out.join("shards");
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut w = csv::Writer::from_writer(Vec::new());
+        for r in std::iter::once(&t.header).chain(&t.rows) {
+            w.write_record(r).map_err(|e| e.to_string())?;
+        }
+        let name = format!("shard-{}-of-{}.csv", p.shard.index, p.shard.count);
+        crate::output::write_atomically(
+            &dir.join(name),
+            &w.into_inner().map_err(|e| e.to_string())?,
+        )?;
+        if !args.quiet {
+            println!(
+                "shard {}/{}: {} completed, {} stalled, {} failed, {} interrupted; when every shard has ended: springsim sweep collect {}",
+                p.shard.index, p.shard.count, tally.completed, tally.stalled, tally.failed, tally.interrupted + tally.missing,
+                out.display()
+            );
+        }
+        return Ok(finish(tally, outcome.interrupted));
+    }
+    let tally = tabulate(out, plan, &args.plot, args.quiet)?;
+    if outcome.interrupted && !args.quiet {
+        eprintln!(
+            "interrupted; `springsim sweep {} … --out {} --resume` completes it",
+            plan.scene,
+            out.display()
+        );
+    }
+    Ok(finish(tally, outcome.interrupted))
+}
