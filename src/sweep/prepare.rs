@@ -22,6 +22,8 @@ pub struct Prepared {
     pub jobs: usize,
     /// The `springsim` binary the variants run with.
     pub exe: PathBuf,
+    /// The scene's name (of its first variant).
+    pub scene_name: String,
 }
 
 /// `springsim run`'s arguments alone, to check a sweep's extra run arguments.
@@ -188,6 +190,7 @@ pub fn prepare(args: &SweepArgs) -> Result<Prepared, String> {
         shard,
         jobs,
         exe,
+        scene_name: name,
     })
 }
 
