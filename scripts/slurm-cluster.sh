@@ -30,15 +30,20 @@ die() {
 }
 note() { echo "slurm-cluster: $*" >&2; }
 
+# start and stop need root (status does not): sudo -n when not root
 SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null || die "needs root or sudo"
-    sudo -n true 2>/dev/null || die "needs root or passwordless sudo"
-    SUDO="sudo -n"
-fi
+need_root() {
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null || die "$1 needs root or sudo"
+        sudo -n true 2>/dev/null || die "$1 needs root or passwordless sudo"
+        SUDO="sudo -n"
+    fi
+}
 
-# pid in FILE (readable by anyone) names a live process
-alive() { [ -r "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# pid in FILE (readable by anyone) names a live process; /proc rather than kill -0,
+# which a user without root cannot send to root's daemons
+running() { [ -n "$1" ] && [ -d "/proc/$1" ]; }
+alive() { [ -r "$1" ] && running "$(cat "$1")"; }
 
 # 0 when the node answers sinfo with an idle/mixed/allocated state; prints the state
 node_state() { sinfo -h -N -o %T 2>/dev/null | head -n 1; }
@@ -215,7 +220,7 @@ stop_pid() {
     pid="$(cat "$file")"
     $SUDO kill "$pid" 2>/dev/null || true
     for i in $(seq 50); do
-        kill -0 "$pid" 2>/dev/null || {
+        running "$pid" || {
             note "stopped $name (pid $pid)"
             return 0
         }
@@ -232,8 +237,14 @@ stop() {
 }
 
 case "${1:-}" in
-start) start ;;
-stop) stop ;;
+start)
+    need_root start
+    start
+    ;;
+stop)
+    need_root stop
+    stop
+    ;;
 status) status ;;
 *) die "usage: scripts/slurm-cluster.sh start|stop|status" ;;
 esac
