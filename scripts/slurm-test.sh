@@ -125,7 +125,10 @@ def fail(msg):
     sys.exit(1)
 
 def folders(out):
-    return sorted(d for d in os.listdir(out) if os.path.isdir(os.path.join(out, d)))
+    # Variant folders: those with a variant.json (shards/ and slurm/ hold the shard
+    # tables and the task logs).
+    return sorted(d for d in os.listdir(out)
+                  if os.path.isfile(os.path.join(out, d, "variant.json")))
 
 def table(out):
     path = os.path.join(out, "sweep.csv")

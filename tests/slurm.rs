@@ -8,12 +8,10 @@
 //! Slurm already installed). Elsewhere it says why and passes, except under `CI`,
 //! where it fails.
 //!
-//! Expected run time, measured on the 2-core Debian 12 container (with a stand-in for
-//! the binary): apt-get update + install about 8 s (first run only), cluster start under
-//! 1 s, `sbatch --wait` 2–10 s (it polls; the array tasks themselves finish in 1–4 s),
-//! cluster stop about 5 s: about 20–25 s from a bare machine, 3–12 s with Slurm
-//! installed. The sweeps themselves (4 × 50 steps of the 25-node square, twice) add a
-//! few seconds in a debug build.
+//! Expected run time on the 2-core Debian 12 container: apt-get update + install about
+//! 8 s (first run only), cluster start under 1 s, the whole script with the debug
+//! binary 16 s with Slurm installed (most of it `sbatch --wait`'s polling and the
+//! cluster's stop), about 25 s from a bare machine.
 
 use std::process::Command;
 

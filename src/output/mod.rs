@@ -164,10 +164,11 @@ impl TrajectoryCsv {
 }
 
 /// Writes `bytes` to `path` through a temporary file beside it and a rename, so that
-/// `path` holds either its old content or the new one.
+/// `path` holds either its old content or the new one. The temporary file's name holds
+/// the process id: shards of a sweep write the same plan into one folder at once.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
+    tmp.push(format!(".{}.tmp", std::process::id()));
     let tmp = PathBuf::from(tmp);
     std::fs::write(&tmp, bytes).map_err(|e| io_error(&tmp, e))?;
     std::fs::rename(&tmp, path).map_err(|e| io_error(path, e))

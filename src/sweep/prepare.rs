@@ -180,8 +180,9 @@ pub fn prepare(args: &SweepArgs) -> Result<Prepared, String> {
     let out = out
         .canonicalize()
         .map_err(|e| format!("--out {}: {e}", out.display()))?;
-    check_folder(args, &plan, &out, shard)?;
-    plan.write(&out)?;
+    if !check_folder(args, &plan, &out, shard)? {
+        plan.write(&out)?;
+    }
     let exe =
         std::env::current_exe().map_err(|e| format!("cannot find the springsim binary: {e}"))?;
     Ok(Prepared {
@@ -195,8 +196,8 @@ pub fn prepare(args: &SweepArgs) -> Result<Prepared, String> {
 }
 
 /// The output folder must be new, empty, or hold this same sweep (with `--resume`,
-/// a shard, or `--emit-slurm`).
-fn check_folder(args: &SweepArgs, plan: &Plan, out: &Path, shard: Shard) -> Result<(), String> {
+/// a shard, or `--emit-slurm`); `Ok(true)` when it holds it (with its plan).
+fn check_folder(args: &SweepArgs, plan: &Plan, out: &Path, shard: Shard) -> Result<bool, String> {
     match Plan::read(out)? {
         Some(old) => {
             if let Some(d) = plan.differs_from(&old) {
@@ -209,6 +210,7 @@ fn check_folder(args: &SweepArgs, plan: &Plan, out: &Path, shard: Shard) -> Resu
                     out.display()
                 ));
             }
+            Ok(old.metrics == plan.metrics)
         }
         None => {
             let busy = std::fs::read_dir(out)
@@ -221,9 +223,9 @@ fn check_folder(args: &SweepArgs, plan: &Plan, out: &Path, shard: Shard) -> Resu
                     out.display()
                 ));
             }
+            Ok(false)
         }
     }
-    Ok(())
 }
 
 /// Writes the sbatch array script of a prepared sweep to `file`.
