@@ -12,7 +12,11 @@ use std::process::{Command, Output};
 fn sweep(args: &[&str], env: &[(&str, String)]) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_springsim"));
     c.arg("sweep").args(args);
-    for k in ["SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_COUNT"] {
+    for k in [
+        "SLURM_ARRAY_TASK_ID",
+        "SLURM_ARRAY_TASK_MIN",
+        "SLURM_ARRAY_TASK_COUNT",
+    ] {
         c.env_remove(k);
     }
     for (k, v) in env {
@@ -55,7 +59,10 @@ fn figures(dir: &Path) -> Vec<Vec<String>> {
 
 fn col(dir: &Path, name: &str) -> Vec<String> {
     let (h, rows) = table(dir);
-    let j = h.iter().position(|c| c == name).unwrap_or_else(|| panic!("no column {name}: {h:?}"));
+    let j = h
+        .iter()
+        .position(|c| c == name)
+        .unwrap_or_else(|| panic!("no column {name}: {h:?}"));
     rows.iter().map(|r| r[j].clone()).collect()
 }
 
@@ -86,18 +93,37 @@ fn grid_args<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
 fn a_grid_sweep_tabulates_every_variant_and_plots() {
     let dir = temp_dir("sweep_grid");
     let out = dir.join("local");
-    let o = sweep(&grid_args(out.to_str().unwrap(), &["--jobs", "2", "--plot", "first_contact_time"]), &[]);
+    let o = sweep(
+        &grid_args(
+            out.to_str().unwrap(),
+            &["--jobs", "2", "--plot", "first_contact_time"],
+        ),
+        &[],
+    );
     ok(&o, "grid sweep");
     let (h, rows) = table(&out);
     assert_eq!(rows.len(), 4);
-    assert_eq!(&h[..6], ["index", "dir", "contact.kappa", "bodies[0].cells", "status", "error"]);
+    assert_eq!(
+        &h[..6],
+        [
+            "index",
+            "dir",
+            "contact.kappa",
+            "bodies[0].cells",
+            "status",
+            "error"
+        ]
+    );
     assert_eq!(col(&out, "status"), vec!["completed"; 4]);
     // The first key varies slowest; the values reach the runs.
     assert_eq!(col(&out, "contact.kappa"), ["1e4", "1e4", "1e5", "1e5"]);
     assert_eq!(col(&out, "nodes"), ["25", "49", "25", "49"]);
     assert_eq!(col(&out, "dir")[3], "003-kappa=1e5-cells=6x6");
     let scene = std::fs::read_to_string(out.join("003-kappa=1e5-cells=6x6/scene.toml")).unwrap();
-    assert!(scene.contains("kappa = 1e5") && scene.contains("cells = [6, 6]"), "{scene}");
+    assert!(
+        scene.contains("kappa = 1e5") && scene.contains("cells = [6, 6]"),
+        "{scene}"
+    );
     // The horizon reaches the first contact and the rebound: figures, not blanks.
     for c in ["first_contact_time", "rebound_height", "max:kinetic"] {
         for v in col(&out, c) {
@@ -107,7 +133,10 @@ fn a_grid_sweep_tabulates_every_variant_and_plots() {
     }
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("sweep.json")).unwrap()).unwrap();
-    assert_eq!(json["variants"][2]["values"]["contact.kappa"].as_f64(), Some(1e5));
+    assert_eq!(
+        json["variants"][2]["values"]["contact.kappa"].as_f64(),
+        Some(1e5)
+    );
     assert_eq!(json["variants"][1]["metrics"]["nodes"].as_u64(), Some(49));
     let png = std::fs::read(out.join("first_contact_time_vs_contact.kappa.png")).unwrap();
     assert_eq!(&png[1..4], b"PNG");
@@ -133,7 +162,10 @@ fn a_grid_sweep_tabulates_every_variant_and_plots() {
     assert_eq!(partial.status.code(), Some(1), "variants missing");
     assert!(col(&sharded, "status").contains(&"missing".to_string()));
     ok(&sweep(&grid_args(s, &[]), &slurm(2)), "array task 2");
-    ok(&sweep(&["collect", s, "--plot", "rebound_height"], &[]), "collect");
+    ok(
+        &sweep(&["collect", s, "--plot", "rebound_height"], &[]),
+        "collect",
+    );
     assert_eq!(figures(&sharded), figures(&out));
     assert!(sharded.join("rebound_height_vs_contact.kappa.png").exists());
     for i in 0..3 {
@@ -149,17 +181,36 @@ fn the_emitted_sbatch_script_runs_each_shard() {
     let o = sweep(
         &grid_args(
             out.to_str().unwrap(),
-            &["--emit-slurm", file.to_str().unwrap(), "--slurm-tasks", "2", "--slurm-mem", "1G", "--slurm-gpu"],
+            &[
+                "--emit-slurm",
+                file.to_str().unwrap(),
+                "--slurm-tasks",
+                "2",
+                "--slurm-mem",
+                "1G",
+                "--slurm-gpu",
+            ],
         ),
         &[],
     );
     ok(&o, "emit");
     let text = std::fs::read_to_string(&file).unwrap();
-    for want in ["#SBATCH --array=0-1", "#SBATCH --mem=1G", "#SBATCH --gres=gpu:1", "--resume"] {
+    for want in [
+        "#SBATCH --array=0-1",
+        "#SBATCH --mem=1G",
+        "#SBATCH --gres=gpu:1",
+        "--resume",
+    ] {
         assert!(text.contains(want), "{want}: {text}");
     }
-    assert!(out.join("slurm").is_dir(), "Slurm needs the log folder to exist");
-    assert!(!out.join("000-kappa=1e4-cells=4x4").exists(), "emitting runs nothing");
+    assert!(
+        out.join("slurm").is_dir(),
+        "Slurm needs the log folder to exist"
+    );
+    assert!(
+        !out.join("000-kappa=1e4-cells=4x4").exists(),
+        "emitting runs nothing"
+    );
     for id in 0..2 {
         let st = Command::new("bash")
             .arg(&file)
@@ -196,9 +247,18 @@ fn zipped_failed_and_interrupted_variants_are_recorded_and_resumed() {
         ],
         &[],
     );
-    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert_eq!(col(&failed, "status"), ["failed", "failed"]);
-    assert!(col(&failed, "error")[1].contains("CPU only"), "{:?}", col(&failed, "error"));
+    assert!(
+        col(&failed, "error")[1].contains("CPU only"),
+        "{:?}",
+        col(&failed, "error")
+    );
 
     // Zipped lists; SIGTERM after the first variant ends; --resume completes the rest.
     let out = dir.join("zip");
@@ -227,7 +287,10 @@ fn zipped_failed_and_interrupted_variants_are_recorded_and_resumed() {
     let first = out.join("000-cells=10x10-dt=0.004/variant.json");
     let start = std::time::Instant::now();
     while !first.exists() {
-        assert!(start.elapsed().as_secs() < 300, "the first variant never ended");
+        assert!(
+            start.elapsed().as_secs() < 300,
+            "the first variant never ended"
+        );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     std::thread::sleep(std::time::Duration::from_millis(300));
@@ -237,7 +300,10 @@ fn zipped_failed_and_interrupted_variants_are_recorded_and_resumed() {
     assert_eq!(status.code(), Some(130));
     let st = col(&out, "status");
     assert_eq!(st[0], "completed");
-    assert!(st[1..].iter().all(|s| s == "interrupted" || s == "missing"), "{st:?}");
+    assert!(
+        st[1..].iter().all(|s| s == "interrupted" || s == "missing"),
+        "{st:?}"
+    );
     let mut resume: Vec<&str> = args.to_vec();
     resume.push("--resume");
     ok(&sweep(&resume, &[]), "resume");
@@ -245,12 +311,11 @@ fn zipped_failed_and_interrupted_variants_are_recorded_and_resumed() {
     assert_eq!(col(&out, "nodes"), ["121", "169", "225"]);
     assert_eq!(col(&out, "solver.dt"), ["0.004", "0.005", "0.006"]);
     // The completed variant was kept, not run again.
-    let seconds: f64 = serde_json::from_str::<serde_json::Value>(
-        &std::fs::read_to_string(&first).unwrap(),
-    )
-    .unwrap()["seconds"]
-        .as_f64()
-        .unwrap();
+    let seconds: f64 =
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&first).unwrap())
+            .unwrap()["seconds"]
+            .as_f64()
+            .unwrap();
     assert!(seconds > 0.0);
 }
 
@@ -264,12 +329,30 @@ fn bad_sweep_input_gets_one_line_and_status_2() {
         (&["--vary", "solver.dt=0.01,fast"], "expected f64"),
         (&["--vary", "solver.dt="], "the list of values is empty"),
         (&["--vary", "solver.dt=0.01,,0.02"], "value 2 is empty"),
-        (&["--vary", "solver.dt=0.01", "--shard", "3/3"], "out of range"),
-        (&["--vary", "solver.dt=0.01", "--metric", "nope"], "--metric nope"),
-        (&["--vary", "a=1,2", "--vary", "b=1", "--zip"], "equally long"),
-        (&["--vary", "solver.dt=0.01", "--set", "solver.dt=0.02"], "also given by --set"),
-        (&["--vary", "solver.dt=0.01", "--", "--frames", "0"], "--frames"),
-        (&["--vary", "solver.dt=0.01", "--", "--out", "x"], "sets this run option itself"),
+        (
+            &["--vary", "solver.dt=0.01", "--shard", "3/3"],
+            "out of range",
+        ),
+        (
+            &["--vary", "solver.dt=0.01", "--metric", "nope"],
+            "--metric nope",
+        ),
+        (
+            &["--vary", "a=1,2", "--vary", "b=1", "--zip"],
+            "equally long",
+        ),
+        (
+            &["--vary", "solver.dt=0.01", "--set", "solver.dt=0.02"],
+            "also given by --set",
+        ),
+        (
+            &["--vary", "solver.dt=0.01", "--", "--frames", "0"],
+            "--frames",
+        ),
+        (
+            &["--vary", "solver.dt=0.01", "--", "--out", "x"],
+            "sets this run option itself",
+        ),
     ];
     for (extra, want) in cases {
         let mut a = vec!["square_drop", "--out", o];
@@ -281,8 +364,14 @@ fn bad_sweep_input_gets_one_line_and_status_2() {
         assert!(err.contains(want), "{extra:?}: {err}");
         assert!(!out.exists(), "{extra:?}: nothing is written");
     }
-    let env = [("SLURM_ARRAY_TASK_ID", "4".to_string()), ("SLURM_ARRAY_TASK_COUNT", "2".to_string())];
-    let r = sweep(&["square_drop", "--vary", "solver.dt=0.01", "--out", o], &env);
+    let env = [
+        ("SLURM_ARRAY_TASK_ID", "4".to_string()),
+        ("SLURM_ARRAY_TASK_COUNT", "2".to_string()),
+    ];
+    let r = sweep(
+        &["square_drop", "--vary", "solver.dt=0.01", "--out", o],
+        &env,
+    );
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("SLURM_ARRAY_TASK_ID=4"));
     let r = sweep(&["collect", dir.to_str().unwrap()], &[]);

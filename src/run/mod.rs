@@ -49,7 +49,7 @@ pub const MAX_CONSECUTIVE_STALLS: u64 = 100;
 pub const SUMMARY_INTERVAL_S: f64 = 5.0;
 
 /// Runs `scene` and writes its outputs into `opts.out_dir` (first `scene.toml`, the
-/// scene as run, loadable on its own: see [`crate::scene::overrides::resolved_toml`]): a scene with
+/// scene as run, loadable on its own: see [`crate::scene::resolved::resolved_toml`]): a scene with
 /// `contact.model = "nonsmooth"` through [`nonsmooth::run`], which needs no backend
 /// (`backend` must be `None`), any other through [`barrier::run`] on `backend` (which
 /// must be `Some`). `summary.json` is written at the start (status `running`), every
@@ -64,7 +64,7 @@ pub fn run(
 ) -> Result<Summary, String> {
     std::fs::create_dir_all(&opts.out_dir)
         .map_err(|e| crate::output::io_error(&opts.out_dir, e))?;
-    let resolved = crate::scene::overrides::resolved_toml(scene);
+    let resolved = crate::scene::resolved::resolved_toml(scene);
     crate::output::write_atomically(&opts.out_dir.join("scene.toml"), resolved.as_bytes())?;
     match (scene.nonsmooth.is_some(), backend) {
         (true, None) => nonsmooth::run(scene, opts),

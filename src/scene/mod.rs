@@ -15,6 +15,7 @@ mod mesh_import;
 mod name;
 pub mod overrides;
 mod particles;
+pub mod resolved;
 mod select;
 mod walls;
 
