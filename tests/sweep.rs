@@ -96,7 +96,16 @@ fn a_grid_sweep_tabulates_every_variant_and_plots() {
     let o = sweep(
         &grid_args(
             out.to_str().unwrap(),
-            &["--jobs", "2", "--plot", "first_contact_time"],
+            &[
+                "--jobs",
+                "2",
+                "--plot",
+                "first_contact_time",
+                "--plot",
+                "steps",
+                "--plot-x",
+                "contact.kappa",
+            ],
         ),
         &[],
     );
@@ -138,8 +147,13 @@ fn a_grid_sweep_tabulates_every_variant_and_plots() {
         Some(1e5)
     );
     assert_eq!(json["variants"][1]["metrics"]["nodes"].as_u64(), Some(49));
-    let png = std::fs::read(out.join("first_contact_time_vs_contact.kappa.png")).unwrap();
-    assert_eq!(&png[1..4], b"PNG");
+    for name in [
+        "first_contact_time_vs_contact.kappa.png",
+        "steps_vs_contact.kappa.png",
+    ] {
+        let png = std::fs::read(out.join(name)).unwrap();
+        assert_eq!(&png[1..4], b"PNG", "{name}");
+    }
     // A second sweep into the same folder must say what to do.
     let again = sweep(&grid_args(out.to_str().unwrap(), &[]), &[]);
     assert_eq!(again.status.code(), Some(2));
@@ -352,6 +366,21 @@ fn bad_sweep_input_gets_one_line_and_status_2() {
         (
             &["--vary", "solver.dt=0.01", "--", "--out", "x"],
             "sets this run option itself",
+        ),
+        (
+            &[
+                "--vary",
+                "solver.dt=0.01",
+                "--plot",
+                "steps",
+                "--plot-x",
+                "contact.kappa",
+            ],
+            "not a varied key",
+        ),
+        (
+            &["--vary", "solver.integrator=newmark", "--plot", "steps"],
+            "no varied key takes only numbers",
         ),
     ];
     for (extra, want) in cases {

@@ -54,6 +54,9 @@ pub struct CollectArgs {
     /// Draw METRIC against the first numeric varied key into OUT/METRIC_vs_KEY.png.
     #[arg(long, value_name = "METRIC")]
     pub plot: Vec<String>,
+    /// The varied key the plots put on their x axis (default: the first numeric one).
+    #[arg(long, value_name = "KEY", requires = "plot")]
+    pub plot_x: Option<String>,
 }
 
 /// Arguments of a sweep.
@@ -101,6 +104,9 @@ pub struct SweepArgs {
     /// others) into OUT/METRIC_vs_KEY.png; repeatable.
     #[arg(long, value_name = "METRIC")]
     pub plot: Vec<String>,
+    /// The varied key the plots put on their x axis (default: the first numeric one).
+    #[arg(long, value_name = "KEY", requires = "plot")]
+    pub plot_x: Option<String>,
     /// Complete a sweep already in OUT: keep its completed and stalled variants, run
     /// the others (failed, interrupted, never run).
     #[arg(long)]
@@ -158,9 +164,9 @@ fn collect(c: &CollectArgs) -> Result<ExitCode, String> {
         if !table::metric_names(&plan).contains(p) {
             plan.metrics.push(p.clone());
         }
-        plots::check(&plan, p)?;
+        plots::check(&plan, p, c.plot_x.as_deref())?;
     }
-    let tally = tabulate(&c.out, &plan, &c.plot, false)?;
+    let tally = tabulate(&c.out, &plan, &c.plot, c.plot_x.as_deref(), false)?;
     Ok(finish(tally, false))
 }
 
@@ -169,12 +175,13 @@ fn tabulate(
     out: &Path,
     plan: &Plan,
     plots_wanted: &[String],
+    plot_x: Option<&str>,
     quiet: bool,
 ) -> Result<Tally, String> {
     let t = table::build(out, plan);
     table::write(out, &t)?;
     for p in plots_wanted {
-        plots::draw(out, plan, &t, p)?;
+        plots::draw(out, plan, &t, p, plot_x)?;
     }
     if !quiet {
         let Tally {
@@ -296,7 +303,7 @@ fn sweep(args: &SweepArgs) -> Result<ExitCode, String> {
         }
         return Ok(finish(tally, outcome.interrupted));
     }
-    let tally = tabulate(out, plan, &args.plot, args.quiet)?;
+    let tally = tabulate(out, plan, &args.plot, args.plot_x.as_deref(), args.quiet)?;
     if outcome.interrupted && !args.quiet {
         eprintln!(
             "interrupted; `springsim sweep {} … --out {} --resume` completes it",

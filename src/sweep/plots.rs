@@ -1,6 +1,6 @@
 //! PNG plots of a sweep's metrics against a varied key (`--plot METRIC`): the key is
-//! the first varied key whose values are all numbers, one line per combination of the
-//! other keys' values.
+//! `--plot-x KEY`, else the first varied key whose values are all numbers; one line
+//! per combination of the other keys' values.
 
 use super::table::{metric_names, Plan, Table};
 use crate::plot::{Chart, Series, Style};
@@ -17,32 +17,58 @@ fn number(text: &str) -> Option<f64> {
     }
 }
 
-/// Checks that `plan` can plot `metric`: the metric is in the table and some varied
-/// key takes only numbers.
-pub fn check(plan: &Plan, metric: &str) -> Result<(), String> {
+/// Checks that `plan` can plot `metric` against `x` (a varied key; `None`: the first
+/// varied key whose values are all numbers).
+pub fn check(plan: &Plan, metric: &str, x: Option<&str>) -> Result<(), String> {
     if !metric_names(plan).iter().any(|m| m == metric) {
         super::metrics::check(metric).map_err(|e| e.replacen("--metric", "--plot", 1))?;
     }
-    x_axis(plan).map(|_| ()).ok_or_else(|| {
-        format!("--plot {metric}: no varied key takes only numbers, so there is no x axis")
-    })
+    x_axis(plan, x).map(|_| ())
 }
 
-/// The index of the first varied key whose values are all numbers.
-fn x_axis(plan: &Plan) -> Option<usize> {
-    plan.axes
-        .iter()
-        .position(|a| a.values.iter().all(|v| number(v).is_some()))
+/// The index of the x key: `x`, which must be a varied key taking only numbers, or
+/// the first such key.
+fn x_axis(plan: &Plan, x: Option<&str>) -> Result<usize, String> {
+    let numeric = |i: usize| plan.axes[i].values.iter().all(|v| number(v).is_some());
+    match x {
+        Some(k) => {
+            let i = plan.axes.iter().position(|a| a.key == k).ok_or_else(|| {
+                format!(
+                    "--plot-x {k}: not a varied key (varied: {})",
+                    plan.axes
+                        .iter()
+                        .map(|a| a.key.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })?;
+            if numeric(i) {
+                Ok(i)
+            } else {
+                Err(format!("--plot-x {k}: its values are not all numbers"))
+            }
+        }
+        None => (0..plan.axes.len()).find(|&i| numeric(i)).ok_or_else(|| {
+            "--plot: no varied key takes only numbers, so there is no x axis".into()
+        }),
+    }
 }
 
-/// Draws `metric` against the x key into `OUT/METRIC_vs_KEY.png`; returns its path.
-pub fn draw(out: &Path, plan: &Plan, table: &Table, metric: &str) -> Result<PathBuf, String> {
+/// Draws `metric` against the x key (see [`check`]) into `OUT/METRIC_vs_KEY.png`;
+/// returns its path.
+pub fn draw(
+    out: &Path,
+    plan: &Plan,
+    table: &Table,
+    metric: &str,
+    x: Option<&str>,
+) -> Result<PathBuf, String> {
     let names = metric_names(plan);
     let m = names
         .iter()
         .position(|n| n == metric)
         .ok_or_else(|| format!("--plot {metric}: add it with --metric {metric}"))?;
-    let xi = x_axis(plan).ok_or_else(|| format!("--plot {metric}: no numeric varied key"))?;
+    let xi = x_axis(plan, x)?;
     let x_key = &plan.axes[xi].key;
     let mut groups: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for (v, figures) in plan.variants.iter().zip(&table.values) {

@@ -167,7 +167,7 @@ pub fn prepare(args: &SweepArgs) -> Result<Prepared, String> {
         variants,
     };
     for p in &args.plot {
-        super::plots::check(&plan, p)?;
+        super::plots::check(&plan, p, args.plot_x.as_deref())?;
     }
     let out = args
         .out
