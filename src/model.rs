@@ -49,6 +49,36 @@ pub enum Forcing {
     /// Eisenstat–Walker choice 2: `η_k = γ (‖g_k‖/‖g_{k−1}‖)²`, safeguarded and clamped
     /// to `[solver.cg_tolerance, ETA_MAX]`; the first direction of a step to `solver.forcing_start`.
     EisenstatWalker,
+    /// A scene's default: `eisenstat_walker` from [`EW_AUTO_NODES`] nodes on, `fixed`
+    /// below; resolved when the scene is built ([`Forcing::resolve`]). The Newton
+    /// driver treats an unresolved `auto` as `fixed`.
+    Auto,
+}
+
+/// Nodes from which `solver.forcing = "auto"` takes Eisenstat–Walker forcing: where
+/// CG dominates a step's cost (3× fewer CG iterations on the 1089-node square, 3.3× on
+/// the 4225-node one, BENCHMARKS.md). Smaller scenes, among them every reference and
+/// GPU-agreement scene, keep exact Newton directions.
+pub const EW_AUTO_NODES: usize = 1000;
+
+impl Forcing {
+    /// The rule a scene of `nodes` nodes runs with (`auto` resolved).
+    pub fn resolve(self, nodes: usize) -> Forcing {
+        match self {
+            Forcing::Auto if nodes >= EW_AUTO_NODES => Forcing::EisenstatWalker,
+            Forcing::Auto => Forcing::Fixed,
+            other => other,
+        }
+    }
+
+    /// The name used in scene files and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Forcing::Fixed => "fixed",
+            Forcing::EisenstatWalker => "eisenstat_walker",
+            Forcing::Auto => "auto",
+        }
+    }
 }
 
 /// Parameters of the Newton solve of each time step.

@@ -187,3 +187,38 @@ fn the_forcing_keys_are_parsed_and_checked() {
     );
     expect(&with("forcing_start = -0.1"), "solver.forcing_start", 4, "");
 }
+
+#[test]
+fn auto_forcing_takes_eisenstat_walker_from_a_thousand_nodes() {
+    use springsim::model::EW_AUTO_NODES;
+    let load = |name: &str, sets: &[&str]| {
+        let o: Vec<_> = sets
+            .iter()
+            .map(|a| springsim::scene::Override::parse(a).unwrap())
+            .collect();
+        springsim::scene::load_with(name, &o).unwrap()
+    };
+    // 25 nodes, and the 4225-node square: the default is auto.
+    assert_eq!(
+        load("square_drop", &[]).model.solver.forcing,
+        Forcing::Fixed
+    );
+    let big = load("square_64", &[]);
+    assert!(big.model.num_nodes() >= EW_AUTO_NODES);
+    assert_eq!(big.model.solver.forcing, Forcing::EisenstatWalker);
+    // At the threshold: 31 × 31 = 961 nodes stays fixed, 32 × 32 = 1024 is inexact.
+    let below = load(
+        "square_drop",
+        &["solver.forcing=auto", "bodies[0].cells=[30, 30]"],
+    );
+    assert_eq!(below.model.solver.forcing, Forcing::Fixed);
+    let above = load(
+        "square_drop",
+        &["solver.forcing=auto", "bodies[0].cells=[31, 31]"],
+    );
+    assert_eq!(above.model.num_nodes(), 1024);
+    assert_eq!(above.model.solver.forcing, Forcing::EisenstatWalker);
+    // A named rule is kept whatever the size.
+    let fixed = load("square_64", &["solver.forcing=fixed"]);
+    assert_eq!(fixed.model.solver.forcing, Forcing::Fixed);
+}

@@ -36,8 +36,9 @@ pub struct BenchArgs {
     /// Run only these families, comma-separated: square2d, lattice3d, cloth3d (default: all).
     #[arg(long, value_name = "LIST")]
     pub family: Option<String>,
-    /// CG tolerance per Newton direction of the PCG rows: fixed (every direction to
-    /// the CG tolerance, the default) or eisenstat_walker (inexact Newton).
+    /// CG tolerance per Newton direction of the PCG rows: auto (eisenstat_walker from
+    /// 1000 nodes on, fixed below: the scenes' default, also without this option),
+    /// fixed (every direction to the CG tolerance) or eisenstat_walker (inexact Newton).
     #[arg(long, value_enum)]
     pub forcing: Option<ForcingArg>,
     /// Worker threads of the CPU backend (default: all cores).
@@ -51,6 +52,8 @@ pub struct BenchArgs {
 /// `--forcing` values.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum ForcingArg {
+    /// Eisenstat–Walker from 1000 nodes on, fixed below (the scenes' default).
+    Auto,
     /// Every direction to the CG tolerance.
     Fixed,
     /// Eisenstat–Walker forcing terms.
@@ -105,6 +108,7 @@ pub fn main(args: BenchArgs) -> ExitCode {
         max_nodes: args.max_nodes,
         allow_software_gpu: explicit,
         forcing: args.forcing.map(|f| match f {
+            ForcingArg::Auto => crate::newton::Forcing::Auto,
             ForcingArg::Fixed => crate::newton::Forcing::Fixed,
             ForcingArg::EisenstatWalker => crate::newton::Forcing::EisenstatWalker,
         }),

@@ -202,7 +202,7 @@ fn open(
             };
             let mut m = m.clone();
             if let Some(f) = o.forcing {
-                m.solver.forcing = f;
+                m.solver.forcing = f.resolve(m.num_nodes());
             }
             // Each PCG row names its preconditioner (`auto` would pick by size).
             m.solver.preconditioner = match backend {
@@ -214,7 +214,7 @@ fn open(
         BenchBackend::Gpu | BenchBackend::GpuMas => {
             let mut m = m.clone();
             if let Some(f) = o.forcing {
-                m.solver.forcing = f;
+                m.solver.forcing = f.resolve(m.num_nodes());
             }
             m.solver.preconditioner = match backend {
                 BenchBackend::GpuMas => PreconditionerKind::Mas,
@@ -250,7 +250,7 @@ pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow
     row.device = b.device();
     let mut solver = scene.model.solver.clone();
     if let Some(f) = o.forcing {
-        solver.forcing = f;
+        solver.forcing = f.resolve(scene.model.num_nodes());
     }
     let mut sim = Simulation::new(b, solver);
     for _ in 0..o.warmup {

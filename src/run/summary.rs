@@ -105,10 +105,7 @@ fn linear_solver_label(scene: &Scene, backend: &str) -> String {
     let pre = s
         .preconditioner
         .resolve(scene.model.num_nodes(), backend == "gpu");
-    let forcing = match s.forcing {
-        crate::model::Forcing::Fixed => "fixed",
-        crate::model::Forcing::EisenstatWalker => "eisenstat_walker",
-    };
+    let forcing = s.forcing.resolve(scene.model.num_nodes()).name();
     format!("pcg, {}, {forcing}", pre.name())
 }
 

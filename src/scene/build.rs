@@ -227,6 +227,9 @@ impl Builder<'_> {
             self.add_body(&mut model, bi, body)?;
             self.fixed_where(&mut model, bi, body, first)?;
         }
+        // `forcing = "auto"` (the default) picks by size, once the nodes are known.
+        let forcing = raw.solver.forcing.unwrap_or(crate::model::Forcing::Auto);
+        model.solver.forcing = forcing.resolve(model.num_nodes());
         self.check_implicit_start(&model)?;
         if model.num_nodes() > u32::MAX as usize / 4 {
             return Err(self.err(
