@@ -10,7 +10,8 @@
 #
 # springsim runs the bundled square_64 scene (seed 003's physics at N_SEG cells) with
 # the default solver, with --linear-solver direct, with --preconditioner mas, and with
-# solver.forcing = "eisenstat_walker" (inexact Newton). Python: $SPRINGSIM_PYTHON, else
+# solver.forcing = "fixed" (exact Newton directions; the default, auto, is inexact
+# Newton from 1000 nodes on). Each row names the solver as run (summary.json). Python: $SPRINGSIM_PYTHON, else
 # target/pyenv (numpy and scipy installed there when missing). springsim: $SPRINGSIM_BIN,
 # else target/release/springsim (built when missing).
 set -euo pipefail
@@ -49,7 +50,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 scene="$work/square_course.toml"
 sed -e "s/cells = \[64, 64\]/cells = [$n_seg, $n_seg]/" scenes/square_64.toml > "$scene"
-sed -e 's/^\[solver\]$/[solver]\nforcing = "eisenstat_walker"/' "$scene" > "$work/square_course_ew.toml"
+sed -e 's/^\[solver\]$/[solver]\nforcing = "fixed"/' "$scene" > "$work/square_course_fixed.toml"
 
 course_json="$("$py" scripts/course_timing.py "$course" "$n_seg" "$steps")"
 
@@ -57,27 +58,31 @@ ms() { # label, scene, extra args...
     local label="$1" sc="$2"
     shift 2
     "$bin" run "$sc" --backend cpu --steps "$steps" --quiet --out "$work/$label" "$@" >/dev/null
-    "$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["ms_per_step"])' "$work/$label/summary.json"
+    # ms/step and the direction solver as run, e.g. "31.2|pcg, block_jacobi, eisenstat_walker"
+    "$py" -c 'import json,sys; s=json.load(open(sys.argv[1])); print(str(s["ms_per_step"]) + "|" + s["linear_solver"])' "$work/$label/summary.json"
 }
 pcg="$(ms pcg "$scene")"
 direct="$(ms direct "$scene" --linear-solver direct)"
 mas="$(ms mas "$scene" --preconditioner mas)"
-ew="$(ms ew "$work/square_course_ew.toml")"
+fixed="$(ms fixed "$work/square_course_fixed.toml")"
 
-"$py" - "$course_json" "$pcg" "$direct" "$mas" "$ew" "$steps" <<'PY'
+"$py" - "$course_json" "$pcg" "$direct" "$mas" "$fixed" "$steps" <<'PY'
 import json, sys
 course = json.loads(sys.argv[1])
 py_ms = course["s_per_step"] * 1e3
+def row(name, arg):
+    ms, solver = arg.split("|", 1)
+    return (f"{name} ({solver})", float(ms))
 rows = [
     ("course Python (3_contact, spsolve)", py_ms),
-    ("springsim cpu, default solver (block-Jacobi PCG)", float(sys.argv[2])),
-    ("springsim cpu, --linear-solver direct", float(sys.argv[3])),
-    ("springsim cpu, --preconditioner mas", float(sys.argv[4])),
-    ("springsim cpu, forcing = eisenstat_walker", float(sys.argv[5])),
+    row("springsim cpu, default", sys.argv[2]),
+    row("springsim cpu, --linear-solver direct", sys.argv[3]),
+    row("springsim cpu, --preconditioner mas", sys.argv[4]),
+    row("springsim cpu, forcing = fixed", sys.argv[5]),
 ]
 print(f"{course['nodes']} nodes, free fall, {sys.argv[6]} steps each")
-print(f"| {'run':<50} | {'ms/step':>10} | {'course / this':>13} |")
-print(f"|{'-' * 52}|{'-' * 11}:|{'-' * 14}:|")
+print(f"| {'run':<72} | {'ms/step':>10} | {'course / this':>13} |")
+print(f"|{'-' * 74}|{'-' * 11}:|{'-' * 14}:|")
 for name, v in rows:
-    print(f"| {name:<50} | {v:>10.2f} | {py_ms / v:>12.1f}x |")
+    print(f"| {name:<72} | {v:>10.2f} | {py_ms / v:>12.1f}x |")
 PY
