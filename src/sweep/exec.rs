@@ -51,15 +51,24 @@ fn command(exe: &Path, plan: &Plan, v: &Variant, dir: &Path) -> Command {
 }
 
 /// Runs variant `v` to its end and records it; `pids` holds the running children.
-fn run_one(exe: &Path, plan: &Plan, out: &Path, v: &Variant, pids: &Mutex<Vec<u32>>) -> Record {
+/// `None` when a stop was asked for before it started (it stays unrun).
+fn run_one(
+    exe: &Path,
+    plan: &Plan,
+    out: &Path,
+    v: &Variant,
+    pids: &Mutex<Vec<u32>>,
+) -> Option<Record> {
     let dir = out.join(&v.dir);
     let start = Instant::now();
-    let failed = |error: String| Record {
-        index: v.index,
-        status: "failed".into(),
-        error: Some(error),
-        exit_code: None,
-        seconds: start.elapsed().as_secs_f64(),
+    let failed = |error: String| {
+        Some(Record {
+            index: v.index,
+            status: "failed".into(),
+            error: Some(error),
+            exit_code: None,
+            seconds: start.elapsed().as_secs_f64(),
+        })
     };
     // A rerun starts clean: nothing of an earlier attempt is mixed into this one.
     let _ = std::fs::remove_dir_all(&dir);
@@ -82,12 +91,19 @@ fn run_one(exe: &Path, plan: &Plan, out: &Path, v: &Variant, pids: &Mutex<Vec<u3
         use std::os::unix::process::CommandExt;
         cmd.process_group(0);
     }
+    // Checked and started under the lock the sweep takes to pass a stop on: a child
+    // is either in the list it signals, or never started.
+    let mut running = pids.lock().expect("pid list");
+    if crate::interrupt::requested() {
+        return None;
+    }
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => return failed(format!("cannot start {}: {e}", exe.display())),
     };
     let pid = child.id();
-    pids.lock().expect("pid list").push(pid);
+    running.push(pid);
+    drop(running);
     let status = child.wait();
     pids.lock().expect("pid list").retain(|p| *p != pid);
     let code = match status {
@@ -107,13 +123,13 @@ fn run_one(exe: &Path, plan: &Plan, out: &Path, v: &Variant, pids: &Mutex<Vec<u3
         (Some(130), _) | (None, Some("interrupted")) => ("interrupted".into(), summary_error),
         (_, _) => ("failed".to_string(), Some(last_error(&log_path, code))),
     };
-    Record {
+    Some(Record {
         index: v.index,
         status,
         error,
         exit_code: code,
         seconds: start.elapsed().as_secs_f64(),
-    }
+    })
 }
 
 /// The last `error:` line of a run's log, or its exit status.
@@ -164,7 +180,9 @@ pub fn run_variants(
                 let Some(v) = queue.lock().expect("queue").pop_front() else {
                     break;
                 };
-                let r = run_one(exe, plan, out, &v, &pids);
+                let Some(r) = run_one(exe, plan, out, &v, &pids) else {
+                    break;
+                };
                 if tx.send((v, r)).is_err() {
                     break;
                 }

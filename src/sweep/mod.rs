@@ -256,10 +256,13 @@ fn sweep(args: &SweepArgs) -> Result<ExitCode, String> {
     }
     let sharded = p.shard.count > 1;
     let (out, plan) = (&p.out, &p.plan);
+    // Keep the table current (every few seconds: building it reads every variant's
+    // files), so an interrupted sweep's is too.
+    let mut written = std::time::Instant::now();
     let outcome = exec::run_variants(p.exe.clone(), plan, out, todo, p.jobs, progress, |_| {
-        if !sharded {
-            // Keep the table current, so an interrupted sweep's is too.
+        if !sharded && written.elapsed().as_secs_f64() >= crate::run::SUMMARY_INTERVAL_S {
             let _ = table::write(out, &table::build(out, plan));
+            written = std::time::Instant::now();
         }
     });
     if sharded {
