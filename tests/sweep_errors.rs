@@ -82,6 +82,26 @@ fn bad_sweep_input_gets_one_line_and_status_2() {
         assert!(err.contains(want), "{extra:?}: {err}");
         assert!(!out.exists(), "{extra:?}: nothing is written");
     }
+    // More threads per variant than `springsim run` allows (4 × the cores).
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if 4 * cores < 1024 {
+        let n = (4 * cores + 1).to_string();
+        let r = sweep(
+            &[
+                "square_drop",
+                "--out",
+                o,
+                "--vary",
+                "solver.dt=0.01",
+                "--threads",
+                &n,
+            ],
+            &[],
+        );
+        assert_eq!(r.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&r.stderr).contains("must be at most"));
+        assert!(!out.exists());
+    }
     let env = [
         ("SLURM_ARRAY_TASK_ID", "4".to_string()),
         ("SLURM_ARRAY_TASK_COUNT", "2".to_string()),

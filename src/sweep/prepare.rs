@@ -156,6 +156,12 @@ pub fn prepare(args: &SweepArgs) -> Result<Prepared, String> {
     let threads = args
         .threads
         .map_or_else(|| (cores() / jobs).max(1), |t| t as usize);
+    if threads > crate::cli::run::max_threads() {
+        return Err(format!(
+            "--threads {threads}: must be at most {} (4 × the cores, at most 1024)",
+            crate::cli::run::max_threads()
+        ));
+    }
     let plan = Plan {
         scene: scene_ref,
         set: args.set.clone(),
