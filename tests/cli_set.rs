@@ -160,3 +160,51 @@ fn bad_overrides_get_one_line_naming_the_set_and_field() {
         assert!(!out.exists(), "{set}: nothing is written for a refused run");
     }
 }
+
+#[test]
+fn compare_takes_overrides_too() {
+    let dir = temp_dir("set_compare");
+    let bad = springsim(&[
+        "compare",
+        "square_drop",
+        "--set",
+        "contact.kappa=-1",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--set contact.kappa=-1") && err.contains("field `contact.kappa`"),
+        "{err}"
+    );
+    assert!(!dir.exists());
+    let out = springsim(&[
+        "compare",
+        "square_drop",
+        "--set",
+        "bodies[0].cells=[2, 2]",
+        "--steps",
+        "5",
+        "-q",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("no GPU adapter") {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI has no GPU adapter: {err}"
+        );
+        return;
+    }
+    assert!(out.status.success(), "{err}");
+    let c: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("compare.json")).unwrap()).unwrap();
+    assert_eq!(
+        c["nodes"].as_u64(),
+        Some(9),
+        "the override reached both backends"
+    );
+    assert!(c["max_position_difference"].as_f64().unwrap() < 1e-5);
+}

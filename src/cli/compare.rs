@@ -13,6 +13,9 @@ use std::process::ExitCode;
 pub struct CompareArgs {
     /// Scene file, or the name of a bundled scene.
     pub scene: String,
+    /// Override a scene key (as `springsim run --set`); repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
     /// Number of time steps (default: the scene's `[run]`, else 100).
     #[arg(long)]
     pub steps: Option<u64>,
@@ -30,11 +33,23 @@ pub struct CompareArgs {
 pub fn main(args: CompareArgs) -> ExitCode {
     let CompareArgs {
         scene,
+        set,
         steps,
         out,
         quiet,
     } = args;
-    let scene = match scene::load(&scene) {
+    let overrides = match set
+        .iter()
+        .map(|a| scene::Override::parse(a))
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let scene = match scene::load_with(&scene, &overrides) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
