@@ -71,6 +71,14 @@ impl Forcing {
         }
     }
 
+    /// The rule the Newton driver applies: an unresolved `auto` runs as `fixed`.
+    pub fn as_run(self) -> Forcing {
+        match self {
+            Forcing::Auto => Forcing::Fixed,
+            other => other,
+        }
+    }
+
     /// The name used in scene files and tables.
     pub fn name(self) -> &'static str {
         match self {

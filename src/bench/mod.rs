@@ -201,9 +201,6 @@ fn open(
                 _ => LinearSolver::Pcg,
             };
             let mut m = m.clone();
-            if let Some(f) = o.forcing {
-                m.solver.forcing = f.resolve(m.num_nodes());
-            }
             // Each PCG row names its preconditioner (`auto` would pick by size).
             m.solver.preconditioner = match backend {
                 BenchBackend::CpuMas => PreconditionerKind::Mas,
@@ -213,9 +210,6 @@ fn open(
         }
         BenchBackend::Gpu | BenchBackend::GpuMas => {
             let mut m = m.clone();
-            if let Some(f) = o.forcing {
-                m.solver.forcing = f.resolve(m.num_nodes());
-            }
             m.solver.preconditioner = match backend {
                 BenchBackend::GpuMas => PreconditionerKind::Mas,
                 _ => PreconditionerKind::BlockJacobi,
@@ -234,10 +228,14 @@ fn open(
 
 /// Runs one entry on one backend.
 pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow {
-    let scene = match e.scene() {
+    let mut scene = match e.scene() {
         Ok(s) => s,
         Err(err) => return note_row(e, None, backend, format!("failed: {err}"), o),
     };
+    // `--forcing`, resolved for this size, for the backend and the Newton driver alike.
+    if let Some(f) = o.forcing {
+        scene.model.solver.forcing = f.resolve(scene.model.num_nodes());
+    }
     if e.nodes() > o.max_nodes {
         let why = format!("skipped: more than --max-nodes {}", o.max_nodes);
         return note_row(e, Some(&scene), backend, why, o);
@@ -248,11 +246,7 @@ pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow
     };
     let mut row = note_row(e, Some(&scene), backend, "ok".into(), o);
     row.device = b.device();
-    let mut solver = scene.model.solver.clone();
-    if let Some(f) = o.forcing {
-        solver.forcing = f.resolve(scene.model.num_nodes());
-    }
-    let mut sim = Simulation::new(b, solver);
+    let mut sim = Simulation::new(b, scene.model.solver.clone());
     for _ in 0..o.warmup {
         if let Err(err) = sim.step() {
             row.status = format!("failed: warm-up step {}: {err}", sim.steps_taken() + 1);

@@ -96,7 +96,7 @@ pub fn solve<S: NewtonSystem + ?Sized>(
     stats.energies.push(e0);
     stats.solve_starts.push(0);
     let floor = params.cg_tolerance;
-    let inexact = params.forcing == Forcing::EisenstatWalker;
+    let inexact = params.forcing.as_run() == Forcing::EisenstatWalker;
     let first = if inexact {
         params.forcing_start.max(floor)
     } else {

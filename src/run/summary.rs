@@ -105,7 +105,8 @@ fn linear_solver_label(scene: &Scene, backend: &str) -> String {
     let pre = s
         .preconditioner
         .resolve(scene.model.num_nodes(), backend == "gpu");
-    let forcing = s.forcing.resolve(scene.model.num_nodes()).name();
+    // Scenes resolve `auto` when they are built; name the rule Newton applies.
+    let forcing = s.forcing.as_run().name();
     format!("pcg, {}, {forcing}", pre.name())
 }
 
