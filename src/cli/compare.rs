@@ -38,11 +38,7 @@ pub fn main(args: CompareArgs) -> ExitCode {
         out,
         quiet,
     } = args;
-    let overrides = match set
-        .iter()
-        .map(|a| scene::Override::parse(a))
-        .collect::<Result<Vec<_>, _>>()
-    {
+    let overrides = match scene::Override::parse_all(&set) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("error: {e}");

@@ -164,11 +164,7 @@ struct Prepared {
 /// The scene, its backend (opened here, once) and the run options, or the error of a
 /// bad argument.
 fn prepare(args: &RunArgs) -> Result<Prepared, String> {
-    let overrides = args
-        .set
-        .iter()
-        .map(|a| scene::Override::parse(a))
-        .collect::<Result<Vec<_>, _>>()?;
+    let overrides = scene::Override::parse_all(&args.set)?;
     let mut scene = scene::load_with(&args.scene, &overrides).map_err(|e| e.to_string())?;
     if let Some(pre) = args.preconditioner {
         scene.model.solver.preconditioner = pre;

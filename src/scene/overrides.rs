@@ -114,6 +114,11 @@ impl Override {
         Self::new("--set", key, value_text)
     }
 
+    /// Parses every `--set KEY=VALUE` of `args`; the first error, as [`Override::parse`].
+    pub fn parse_all(args: &[String]) -> Result<Vec<Self>, String> {
+        args.iter().map(|a| Self::parse(a)).collect()
+    }
+
     /// The override of `key` by `value_text`, given with option `flag` (named in errors).
     pub fn new(flag: &'static str, key: &str, value_text: &str) -> Result<Self, String> {
         let key = key.trim();

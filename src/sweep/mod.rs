@@ -48,15 +48,46 @@ pub enum SweepAction {
 pub struct CollectArgs {
     /// The sweep's output folder (it holds sweep-plan.json).
     pub out: PathBuf,
-    /// Add a metric column (see `springsim sweep --help`).
+    /// Metric columns and plots to add.
+    #[command(flatten)]
+    pub table: TableArgs,
+}
+
+/// The table's extra columns and its plots, for a sweep and for `collect`.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct TableArgs {
+    /// Add a metric column: a summary.json field (`final_kinetic_energy`,
+    /// `final_centroid.1`), `rebound_height`, or `max:COL` / `min:COL` / `mean:COL` /
+    /// `last:COL` of steps.csv; repeatable.
     #[arg(long, value_name = "NAME")]
     pub metric: Vec<String>,
-    /// Draw METRIC against the first numeric varied key into OUT/METRIC_vs_KEY.png.
+    /// Draw METRIC against the first numeric varied key (one line per value of the
+    /// others) into OUT/METRIC_vs_KEY.png; repeatable.
     #[arg(long, value_name = "METRIC")]
     pub plot: Vec<String>,
     /// The varied key the plots put on their x axis (default: the first numeric one).
     #[arg(long, value_name = "KEY", requires = "plot")]
     pub plot_x: Option<String>,
+}
+
+impl TableArgs {
+    /// Checks the `--metric` and `--plot` names and adds to `metrics` those not there
+    /// yet (plotted ones only when they are not default columns).
+    pub fn add_to(&self, metrics: &mut Vec<String>) -> Result<(), String> {
+        for m in &self.metric {
+            metrics::check(m)?;
+            if !metrics.contains(m) {
+                metrics.push(m.clone());
+            }
+        }
+        for p in &self.plot {
+            metrics::check(p).map_err(|e| e.replacen("--metric", "--plot", 1))?;
+            if !metrics.contains(p) && !metrics::DEFAULT_METRICS.contains(&p.as_str()) {
+                metrics.push(p.clone());
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Arguments of a sweep.
@@ -95,18 +126,9 @@ pub struct SweepArgs {
     /// cores; `gpu` runs one variant at a time unless --jobs says otherwise.
     #[arg(long, value_enum, default_value = "cpu")]
     pub backend: BackendChoice,
-    /// Add a metric column: a summary.json field (`final_kinetic_energy`,
-    /// `final_centroid.1`), `rebound_height`, or `max:COL` / `min:COL` / `mean:COL` /
-    /// `last:COL` of steps.csv; repeatable.
-    #[arg(long, value_name = "NAME")]
-    pub metric: Vec<String>,
-    /// Draw METRIC against the first numeric varied key (one line per value of the
-    /// others) into OUT/METRIC_vs_KEY.png; repeatable.
-    #[arg(long, value_name = "METRIC")]
-    pub plot: Vec<String>,
-    /// The varied key the plots put on their x axis (default: the first numeric one).
-    #[arg(long, value_name = "KEY", requires = "plot")]
-    pub plot_x: Option<String>,
+    /// Metric columns and plots.
+    #[command(flatten)]
+    pub table: TableArgs,
     /// Complete a sweep already in OUT: keep its completed and stalled variants, run
     /// the others (failed, interrupted, never run).
     #[arg(long)]
@@ -153,35 +175,18 @@ fn collect(c: &CollectArgs) -> Result<ExitCode, String> {
             table::PLAN_FILE
         )
     })?;
-    for m in &c.metric {
-        metrics::check(m)?;
-        if !plan.metrics.contains(m) {
-            plan.metrics.push(m.clone());
-        }
-    }
-    for p in &c.plot {
-        metrics::check(p).map_err(|e| e.replacen("--metric", "--plot", 1))?;
-        if !table::metric_names(&plan).contains(p) {
-            plan.metrics.push(p.clone());
-        }
-        plots::check(&plan, p, c.plot_x.as_deref())?;
-    }
-    let tally = tabulate(&c.out, &plan, &c.plot, c.plot_x.as_deref(), false)?;
+    c.table.add_to(&mut plan.metrics)?;
+    plots::check(&plan, &c.table)?;
+    let tally = tabulate(&c.out, &plan, &c.table, false)?;
     Ok(finish(tally, false))
 }
 
 /// Builds and writes the table (and the plots) of `plan` in `out`; prints one line.
-fn tabulate(
-    out: &Path,
-    plan: &Plan,
-    plots_wanted: &[String],
-    plot_x: Option<&str>,
-    quiet: bool,
-) -> Result<Tally, String> {
+fn tabulate(out: &Path, plan: &Plan, wanted: &TableArgs, quiet: bool) -> Result<Tally, String> {
     let t = table::build(out, plan);
     table::write(out, &t)?;
-    for p in plots_wanted {
-        plots::draw(out, plan, &t, p, plot_x)?;
+    for p in &wanted.plot {
+        plots::draw(out, plan, &t, p, wanted.plot_x.as_deref())?;
     }
     if !quiet {
         let Tally {
@@ -267,36 +272,12 @@ fn sweep(args: &SweepArgs) -> Result<ExitCode, String> {
     });
     if sharded {
         // Tabulate this shard's variants; `collect` tabulates all of them.
-        let mut t = table::build(out, plan);
-        let keep: Vec<bool> = plan
-            .variants
-            .iter()
-            .map(|v| p.shard.includes(v.index))
-            .collect();
-        let mut k = keep.iter();
-        t.rows.retain(|_| *k.next().unwrap_or(&false));
-        let mut tally = Tally::default();
-        for r in &t.rows {
-            let status = r[2 + plan.axes.len()].as_str();
-            match status {
-                "completed" => tally.completed += 1,
-                "stalled" => tally.stalled += 1,
-                "missing" => tally.missing += 1,
-                "interrupted" => tally.interrupted += 1,
-                _ => tally.failed += 1,
-            }
-        }
+        let t = table::build_where(out, plan, |i| p.shard.includes(i));
+        let tally = t.tally;
         let dir = out.join("shards");
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let mut w = csv::Writer::from_writer(Vec::new());
-        for r in std::iter::once(&t.header).chain(&t.rows) {
-            w.write_record(r).map_err(|e| e.to_string())?;
-        }
         let name = format!("shard-{}-of-{}.csv", p.shard.index, p.shard.count);
-        crate::output::write_atomically(
-            &dir.join(name),
-            &w.into_inner().map_err(|e| e.to_string())?,
-        )?;
+        table::write_csv(&dir.join(name), &t)?;
         if !args.quiet {
             println!(
                 "shard {}/{}: {} completed, {} stalled, {} failed, {} interrupted; when every shard has ended: springsim sweep collect {}",
@@ -306,7 +287,7 @@ fn sweep(args: &SweepArgs) -> Result<ExitCode, String> {
         }
         return Ok(finish(tally, outcome.interrupted));
     }
-    let tally = tabulate(out, plan, &args.plot, args.plot_x.as_deref(), args.quiet)?;
+    let tally = tabulate(out, plan, &args.table, args.quiet)?;
     if outcome.interrupted && !args.quiet {
         eprintln!(
             "interrupted; `springsim sweep {} … --out {} --resume` completes it",

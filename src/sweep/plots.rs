@@ -17,13 +17,13 @@ fn number(text: &str) -> Option<f64> {
     }
 }
 
-/// Checks that `plan` can plot `metric` against `x` (a varied key; `None`: the first
-/// varied key whose values are all numbers).
-pub fn check(plan: &Plan, metric: &str, x: Option<&str>) -> Result<(), String> {
-    if !metric_names(plan).iter().any(|m| m == metric) {
-        super::metrics::check(metric).map_err(|e| e.replacen("--metric", "--plot", 1))?;
+/// Checks that `plan` has an x axis for the plots `wanted` asks for (their metrics
+/// are checked by [`super::TableArgs::add_to`]).
+pub fn check(plan: &Plan, wanted: &super::TableArgs) -> Result<(), String> {
+    if wanted.plot.is_empty() {
+        return Ok(());
     }
-    x_axis(plan, x).map(|_| ())
+    x_axis(plan, wanted.plot_x.as_deref()).map(|_| ())
 }
 
 /// The index of the x key: `x`, which must be a varied key taking only numbers, or
@@ -111,16 +111,7 @@ pub fn draw(
             style: Style::LineMarkers,
         });
     }
-    let name: String = format!("{metric}_vs_{x_key}")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let name = super::spec::plain(&format!("{metric}_vs_{x_key}"), "._-");
     let path = out.join(format!("{name}.png"));
     chart.save(&path)?;
     Ok(path)

@@ -61,11 +61,7 @@ fn backend_name(b: BackendChoice) -> &'static str {
 /// Checks `args` and makes the plan; the error is one line.
 pub fn prepare(args: &SweepArgs) -> Result<Prepared, String> {
     let scene_arg = args.scene.clone().ok_or("give the scene to sweep")?;
-    let set: Vec<Override> = args
-        .set
-        .iter()
-        .map(|s| Override::parse(s))
-        .collect::<Result<_, _>>()?;
+    let set = Override::parse_all(&args.set)?;
     let axes: Vec<Axis> = args
         .vary
         .iter()
@@ -75,19 +71,9 @@ pub fn prepare(args: &SweepArgs) -> Result<Prepared, String> {
         return Err(format!("--vary {}: the key is also given by --set", a.key));
     }
     let variants = spec::variants(&axes, args.zip)?;
-    // Plotted metrics join the table.
-    let mut metric_list = args.metric.clone();
-    for m in args.plot.iter() {
-        if !metric_list.contains(m) && !super::metrics::DEFAULT_METRICS.contains(&m.as_str()) {
-            metric_list.push(m.clone());
-        }
-    }
-    for m in &args.metric {
-        super::metrics::check(m)?;
-    }
-    for m in &args.plot {
-        super::metrics::check(m).map_err(|e| e.replacen("--metric", "--plot", 1))?;
-    }
+    // Metric columns, plotted ones among them.
+    let mut metric_list = Vec::new();
+    args.table.add_to(&mut metric_list)?;
     let shard = match &args.shard {
         Some(s) => Shard::parse(s)?,
         None => Shard::from_slurm(|k| std::env::var(k).ok())?.unwrap_or(Shard::ALL),
@@ -172,9 +158,7 @@ pub fn prepare(args: &SweepArgs) -> Result<Prepared, String> {
         metrics: metric_list,
         variants,
     };
-    for p in &args.plot {
-        super::plots::check(&plan, p, args.plot_x.as_deref())?;
-    }
+    super::plots::check(&plan, &args.table)?;
     let out = args
         .out
         .clone()
@@ -263,7 +247,7 @@ pub fn emit_slurm(args: &SweepArgs, p: &Prepared, file: &Path) -> Result<(), Str
     if let Some(d) = args.duration {
         cmd.extend(["--duration".into(), format!("{d:?}")]);
     }
-    for m in &args.metric {
+    for m in &args.table.metric {
         cmd.extend(["--metric".into(), m.clone()]);
     }
     cmd.extend([

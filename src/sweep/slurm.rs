@@ -72,16 +72,7 @@ pub fn script(
         out.display(),
         shell_quote(&out.display().to_string())
     ));
-    let job: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let job = super::spec::plain(name, "-_.");
     s.push_str(&format!("#SBATCH --job-name=springsim-{job}\n"));
     s.push_str(&format!("#SBATCH --array=0-{}\n", tasks - 1));
     s.push_str("#SBATCH --ntasks=1\n");

@@ -157,16 +157,26 @@ pub fn dir_name(index: usize, width: usize, values: &[(String, String)]) -> Stri
         name.push('=');
         name.push_str(v);
     }
-    let clean: String = name
+    let compact: String = name
         .chars()
         .filter(|c| !"[]{}\"' ".contains(*c))
-        .map(|c| match c {
-            ',' => 'x',
-            c if c.is_ascii_alphanumeric() || "-.+_=".contains(c) => c,
-            _ => '_',
-        })
+        .map(|c| if c == ',' { 'x' } else { c })
         .collect();
-    clean.chars().take(100).collect()
+    plain(&compact, "-.+_=").chars().take(100).collect()
+}
+
+/// `text` with every character other than ASCII letters, digits and those in `keep`
+/// written as `_`: for file and job names.
+pub fn plain(text: &str, keep: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || keep.contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// The share of the variants one process runs: those whose index is `index` modulo

@@ -124,6 +124,19 @@ pub struct Tally {
     pub missing: usize,
 }
 
+impl Tally {
+    /// Counts one row of status `status` (`missing`: no result yet).
+    pub fn add(&mut self, status: &str) {
+        match status {
+            "completed" => self.completed += 1,
+            "stalled" => self.stalled += 1,
+            "missing" => self.missing += 1,
+            "interrupted" => self.interrupted += 1,
+            _ => self.failed += 1,
+        }
+    }
+}
+
 /// A sweep's table: one row per variant (varied values, status, error, metrics).
 pub struct Table {
     /// Column names.
@@ -154,6 +167,11 @@ pub fn metric_names(plan: &Plan) -> Vec<String> {
 
 /// Builds the table of `plan` from the variant folders under `out`.
 pub fn build(out: &Path, plan: &Plan) -> Table {
+    build_where(out, plan, |_| true)
+}
+
+/// The table of the variants of `plan` whose index passes `keep` (a shard's).
+pub fn build_where(out: &Path, plan: &Plan, keep: impl Fn(usize) -> bool) -> Table {
     let names = metric_names(plan);
     let mut header: Vec<String> = vec!["index".into(), "dir".into()];
     header.extend(plan.axes.iter().map(|a| a.key.clone()));
@@ -163,7 +181,7 @@ pub fn build(out: &Path, plan: &Plan) -> Table {
     let mut values = Vec::new();
     let mut json_rows = Vec::new();
     let mut tally = Tally::default();
-    for v in &plan.variants {
+    for v in plan.variants.iter().filter(|v| keep(v.index)) {
         let record = Record::read(out, v);
         let dir = out.join(&v.dir);
         let mut files = RunFiles::open(&dir);
@@ -171,13 +189,7 @@ pub fn build(out: &Path, plan: &Plan) -> Table {
             Some(r) => (r.status.clone(), r.error.clone().unwrap_or_default()),
             None => ("missing".to_string(), String::new()),
         };
-        match status.as_str() {
-            "completed" => tally.completed += 1,
-            "stalled" => tally.stalled += 1,
-            "missing" => tally.missing += 1,
-            "interrupted" => tally.interrupted += 1,
-            _ => tally.failed += 1,
-        }
+        tally.add(&status);
         let figures: Vec<f64> = names
             .iter()
             .map(|m| {
@@ -270,13 +282,16 @@ fn toml_to_json(text: &str) -> serde_json::Value {
 
 /// Writes `OUT/sweep.csv` and `OUT/sweep.json`, each atomically.
 pub fn write(out: &Path, table: &Table) -> Result<(), String> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(&table.header).map_err(|e| e.to_string())?;
-    for r in &table.rows {
-        w.write_record(r).map_err(|e| e.to_string())?;
-    }
-    let bytes = w.into_inner().map_err(|e| e.to_string())?;
-    write_atomically(&out.join("sweep.csv"), &bytes)?;
+    write_csv(&out.join("sweep.csv"), table)?;
     let text = serde_json::to_string_pretty(&table.json).map_err(|e| e.to_string())?;
     write_atomically(&out.join("sweep.json"), text.as_bytes())
+}
+
+/// Writes `table` as CSV to `path`, atomically.
+pub fn write_csv(path: &Path, table: &Table) -> Result<(), String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in std::iter::once(&table.header).chain(&table.rows) {
+        w.write_record(r).map_err(|e| e.to_string())?;
+    }
+    write_atomically(path, &w.into_inner().map_err(|e| e.to_string())?)
 }
