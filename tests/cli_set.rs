@@ -11,8 +11,15 @@ fn summary(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&text).expect("summary parses")
 }
 
-fn ok(args: &[&str]) {
-    let out = springsim(args);
+/// `springsim run SCENE --backend cpu --steps STEPS -q --set … --out OUT`, which
+/// must succeed.
+fn run_cpu(scene: &str, steps: &str, sets: &[&str], out: &Path) {
+    let mut args = vec!["run", scene, "--backend", "cpu", "--steps", steps, "-q"];
+    for s in sets {
+        args.extend(["--set", s]);
+    }
+    args.extend(["--out", out.to_str().unwrap()]);
+    let out = springsim(&args);
     assert!(
         out.status.success(),
         "{args:?}: {}",
@@ -24,24 +31,12 @@ fn ok(args: &[&str]) {
 fn overrides_change_the_run_and_scene_toml_reproduces_it() {
     let dir = temp_dir("set_run");
     let a = dir.join("a");
-    let args = [
-        "run",
-        "square_drop",
-        "--backend",
-        "cpu",
-        "--steps",
-        "40",
-        "-q",
-        "--set",
+    let sets = [
         "solver.dt=0.02",
-        "--set",
         "bodies[0].cells=[2, 3]",
-        "--set",
         "contact.kappa=2e5",
-        "--out",
-        a.to_str().unwrap(),
     ];
-    ok(&args);
+    run_cpu("square_drop", "40", &sets, &a);
     let s = summary(&a);
     assert_eq!(s["dt"].as_f64(), Some(0.02));
     assert_eq!(s["nodes"].as_u64(), Some(12), "3 × 4 nodes");
@@ -52,17 +47,7 @@ fn overrides_change_the_run_and_scene_toml_reproduces_it() {
     // The written scene.toml, run from another folder, gives the same run.
     let b = dir.join("b");
     let scene = a.join("scene.toml");
-    ok(&[
-        "run",
-        scene.to_str().unwrap(),
-        "--backend",
-        "cpu",
-        "--steps",
-        "40",
-        "-q",
-        "--out",
-        b.to_str().unwrap(),
-    ]);
+    run_cpu(scene.to_str().unwrap(), "40", &[], &b);
     let t = summary(&b);
     for key in [
         "nodes",
@@ -93,34 +78,12 @@ fn a_mesh_scene_toml_loads_from_anywhere() {
     std::fs::write(src.join("disk.toml"), text).unwrap();
     let a = dir.join("a");
     let scene = src.join("disk.toml");
-    ok(&[
-        "run",
-        scene.to_str().unwrap(),
-        "--backend",
-        "cpu",
-        "--steps",
-        "2",
-        "-q",
-        "--set",
-        "solver.dt=0.005",
-        "--out",
-        a.to_str().unwrap(),
-    ]);
+    run_cpu(scene.to_str().unwrap(), "2", &["solver.dt=0.005"], &a);
     // Beside the written file there is no `m/d.msh`: it names the mesh by its
     // absolute path.
     let b = dir.join("b");
     let written = a.join("scene.toml");
-    ok(&[
-        "run",
-        written.to_str().unwrap(),
-        "--backend",
-        "cpu",
-        "--steps",
-        "2",
-        "-q",
-        "--out",
-        b.to_str().unwrap(),
-    ]);
+    run_cpu(written.to_str().unwrap(), "2", &[], &b);
     assert_eq!(summary(&a)["final_centroid"], summary(&b)["final_centroid"]);
     assert_eq!(summary(&b)["dt"].as_f64(), Some(0.005));
 }

@@ -5,25 +5,9 @@
 //! by bash as Slurm would. Bad input: `tests/sweep_errors.rs`.
 
 mod common;
-use common::temp_dir;
+use common::{sweep, temp_dir};
 use std::path::Path;
 use std::process::{Command, Output};
-
-fn sweep(args: &[&str], env: &[(&str, String)]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_springsim"));
-    c.arg("sweep").args(args);
-    for k in [
-        "SLURM_ARRAY_TASK_ID",
-        "SLURM_ARRAY_TASK_MIN",
-        "SLURM_ARRAY_TASK_COUNT",
-    ] {
-        c.env_remove(k);
-    }
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    c.output().expect("the binary runs")
-}
 
 fn ok(out: &Output, what: &str) {
     assert!(

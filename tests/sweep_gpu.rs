@@ -2,15 +2,13 @@
 //! each on the device, through the square's first contact (lavapipe in CI).
 
 mod common;
-use common::temp_dir;
-use std::process::Command;
+use common::{sweep, temp_dir};
 
 #[test]
 fn gpu_variants_run_one_at_a_time_on_the_device() {
     let out = temp_dir("sweep_gpu").join("o");
-    let o = Command::new(env!("CARGO_BIN_EXE_springsim"))
-        .args([
-            "sweep",
+    let o = sweep(
+        &[
             "square_drop",
             "--vary",
             "contact.kappa=1e4,1e5",
@@ -20,9 +18,9 @@ fn gpu_variants_run_one_at_a_time_on_the_device() {
             "40",
             "--out",
             out.to_str().unwrap(),
-        ])
-        .output()
-        .expect("the binary runs");
+        ],
+        &[],
+    );
     let stderr = String::from_utf8_lossy(&o.stderr);
     if stderr.contains("no GPU adapter") || stderr.contains("No suitable") {
         assert!(

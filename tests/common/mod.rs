@@ -314,6 +314,24 @@ pub fn springsim(args: &[&str]) -> std::process::Output {
         .expect("the binary runs")
 }
 
+/// Runs `springsim sweep ARGS` with Slurm's array variables cleared (a test may run
+/// inside an array job), then the variables of `env` set.
+pub fn sweep(args: &[&str], env: &[(&str, String)]) -> std::process::Output {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_springsim"));
+    c.arg("sweep").args(args);
+    for k in [
+        "SLURM_ARRAY_TASK_ID",
+        "SLURM_ARRAY_TASK_MIN",
+        "SLURM_ARRAY_TASK_COUNT",
+    ] {
+        c.env_remove(k);
+    }
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("the binary runs")
+}
+
 /// A fresh (emptied) folder for one test's files: `springsim_NAME_PID` in the temp dir.
 pub fn temp_dir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("springsim_{name}_{}", std::process::id()));
