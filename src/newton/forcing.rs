@@ -144,6 +144,20 @@ mod tests {
         p: f64,
     }
 
+    impl Loose {
+        /// x = 0 pulled towards a = 1 by a unit mass, with or without an error bound.
+        fn unit(with_bound: bool) -> Self {
+            Loose {
+                x: 0.0,
+                a: 1.0,
+                m: 1.0,
+                with_bound,
+                etas: vec![],
+                p: 0.0,
+            }
+        }
+    }
+
     impl NewtonSystem for Loose {
         fn energy(&mut self) -> f64 {
             0.5 * self.m * (self.x - self.a).powi(2)
@@ -194,14 +208,7 @@ mod tests {
     fn a_loose_direction_that_meets_the_rule_is_solved_again_unless_its_bound_proves_it() {
         // Without a bound: the driver must re-solve a passing loose direction, at the
         // latest to cg_tolerance, before it stops.
-        let mut s = Loose {
-            x: 0.0,
-            a: 1.0,
-            m: 1.0,
-            with_bound: false,
-            etas: vec![],
-            p: 0.0,
-        };
+        let mut s = Loose::unit(false);
         let stats = solve(&mut s, &params(Forcing::EisenstatWalker)).unwrap();
         assert!(stats.converged);
         assert!(stats.recomputed_directions >= 1, "{stats:?}");
@@ -211,14 +218,7 @@ mod tests {
         assert!((s.a - s.x).abs() < 0.2, "x = {}", s.x);
         // With a bound tight enough, no re-solve is needed and the exact step still
         // meets the rule.
-        let mut b = Loose {
-            x: 0.0,
-            a: 1.0,
-            m: 1.0,
-            with_bound: true,
-            etas: vec![],
-            p: 0.0,
-        };
+        let mut b = Loose::unit(true);
         let sb = solve(&mut b, &params(Forcing::EisenstatWalker)).unwrap();
         assert!(
             sb.converged && (b.a - b.x).abs() < 0.2,
@@ -230,14 +230,7 @@ mod tests {
             "{sb:?} vs {stats:?}"
         );
         // Fixed forcing: every direction to cg_tolerance, never re-solved.
-        let mut f = Loose {
-            x: 0.0,
-            a: 1.0,
-            m: 1.0,
-            with_bound: false,
-            etas: vec![],
-            p: 0.0,
-        };
+        let mut f = Loose::unit(false);
         let sf = solve(&mut f, &params(Forcing::Fixed)).unwrap();
         assert!(f.etas.iter().all(|&e| e == 1e-6) && sf.recomputed_directions == 0);
     }
