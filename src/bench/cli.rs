@@ -68,6 +68,7 @@ pub fn main(args: BenchArgs) -> ExitCode {
             vec![
                 BenchBackend::Cpu,
                 BenchBackend::CpuMas,
+                BenchBackend::CpuMg,
                 BenchBackend::Direct,
                 BenchBackend::Gpu,
                 BenchBackend::GpuMas,
@@ -82,7 +83,7 @@ pub fn main(args: BenchArgs) -> ExitCode {
             match parsed {
                 Ok(v) if !v.is_empty() => (v, true),
                 Ok(_) => {
-                    eprintln!("error: --backends: give at least one of cpu, cpu-mas, direct, gpu, gpu-mas");
+                    eprintln!("error: --backends: give at least one of cpu, cpu-mas, cpu-mg, direct, gpu, gpu-mas");
                     return ExitCode::from(2);
                 }
                 Err(e) => {

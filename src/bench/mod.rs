@@ -25,6 +25,9 @@ pub enum BenchBackend {
     /// The f64 CPU backend with PCG and the multilevel additive Schwarz
     /// preconditioner ([`crate::mas`]).
     CpuMas,
+    /// The f64 CPU backend with PCG and the MAS levels as a V-cycle
+    /// ([`crate::mas::VCycle`]).
+    CpuMg,
     /// The f64 CPU backend with the sparse Cholesky direct solver.
     Direct,
     /// The f32 wgpu backend with block-Jacobi PCG.
@@ -40,22 +43,24 @@ impl BenchBackend {
         match self {
             BenchBackend::Cpu => "cpu",
             BenchBackend::CpuMas => "cpu-mas",
+            BenchBackend::CpuMg => "cpu-mg",
             BenchBackend::Direct => "direct",
             BenchBackend::Gpu => "gpu",
             BenchBackend::GpuMas => "gpu-mas",
         }
     }
 
-    /// Parses `cpu`, `cpu-mas`, `direct`, `gpu` or `gpu-mas`.
+    /// Parses `cpu`, `cpu-mas`, `cpu-mg`, `direct`, `gpu` or `gpu-mas`.
     pub fn parse(s: &str) -> Result<Self, String> {
         match s {
             "cpu" => Ok(BenchBackend::Cpu),
             "cpu-mas" => Ok(BenchBackend::CpuMas),
+            "cpu-mg" => Ok(BenchBackend::CpuMg),
             "direct" => Ok(BenchBackend::Direct),
             "gpu" => Ok(BenchBackend::Gpu),
             "gpu-mas" => Ok(BenchBackend::GpuMas),
             _ => Err(format!(
-                "--backends: unknown backend `{s}` (expected cpu, cpu-mas, direct, gpu or gpu-mas)"
+                "--backends: unknown backend `{s}` (expected cpu, cpu-mas, cpu-mg, direct, gpu or gpu-mas)"
             )),
         }
     }
@@ -172,7 +177,7 @@ fn open(
 ) -> Result<Box<dyn Backend>, String> {
     let m = &scene.model;
     match backend {
-        BenchBackend::Cpu | BenchBackend::CpuMas | BenchBackend::Direct => {
+        BenchBackend::Cpu | BenchBackend::CpuMas | BenchBackend::CpuMg | BenchBackend::Direct => {
             use crate::scene::memory::{available_bytes, estimate_bytes};
             let (n, sp) = (m.num_nodes() as u64, m.springs.len() as u64);
             let need = estimate_bytes(m.dim as u64, n, sp).unwrap_or(u64::MAX);
@@ -204,6 +209,7 @@ fn open(
             // Each PCG row names its preconditioner (`auto` would pick by size).
             m.solver.preconditioner = match backend {
                 BenchBackend::CpuMas => PreconditionerKind::Mas,
+                BenchBackend::CpuMg => PreconditionerKind::Multigrid,
                 _ => PreconditionerKind::BlockJacobi,
             };
             Ok(Box::new(CpuBackend::new(m).with_linear_solver(solver)))

@@ -1,14 +1,21 @@
-//! The domain matrices of the MAS levels, from the node and spring blocks of H:
-//! level 0's blocks of H itself, and coarser levels' `Pᵀ H P` over the supernodes'
-//! rigid motions. A spring inside a domain couples its two ends' unknowns; one that
-//! leaves the domain (or ends at a fixed node) adds only its diagonal part.
+//! Level 0's domain matrices of the MAS (blocks of H itself) and the small dense
+//! helpers the coarse levels' Galerkin products ([`super::coarse`]) share with it. A
+//! spring inside a domain couples its two ends' unknowns; one that leaves the domain
+//! (or ends at a fixed node) adds only its diagonal part.
 
-use super::basis::Frames;
 use super::{BlockMatrix, Mas};
 
 /// Adds `sign × blk` (`rows × cols`, row-major) at unknown offsets `(ra, ca)` of the
 /// `m × m` matrix `a`.
-fn add(a: &mut [f64], m: usize, ra: usize, ca: usize, blk: &[f64], rows: usize, sign: f64) {
+pub(super) fn add(
+    a: &mut [f64],
+    m: usize,
+    ra: usize,
+    ca: usize,
+    blk: &[f64],
+    rows: usize,
+    sign: f64,
+) {
     let cols = blk.len() / rows;
     for r in 0..rows {
         for c in 0..cols {
@@ -18,9 +25,9 @@ fn add(a: &mut [f64], m: usize, ra: usize, ca: usize, blk: &[f64], rows: usize, 
 }
 
 /// `Pᵀ B Q` for `P`, `Q` (`dim × q`, row-major) and `B` (`dim × dim`), into `out`
-/// (`q × q`).
-fn sandwich(p: &[f64], b: &[f64], qm: &[f64], dim: usize, q: usize, out: &mut [f64]) {
-    let mut bq = [0.0; 18];
+/// (`q × q`); `dim`, `q` ≤ 6.
+pub(super) fn sandwich(p: &[f64], b: &[f64], qm: &[f64], dim: usize, q: usize, out: &mut [f64]) {
+    let mut bq = [0.0; 36];
     for r in 0..dim {
         for c in 0..q {
             bq[r * q + c] = (0..dim).map(|k| b[r * dim + k] * qm[k * q + c]).sum();
@@ -68,55 +75,6 @@ impl Mas {
                 let rj = self.rank[j] as usize;
                 if self.free[j] && rj >= first && rj < last {
                     add(a, m, si, (rj - first) * dim, blk, dim, -1.0);
-                }
-            }
-        }
-    }
-
-    /// Domain `d` of a coarse level whose supernodes span `span` ranks: `Pᵀ H P` over
-    /// the rigid motions of its B supernodes.
-    pub(super) fn assemble_coarse(
-        &self,
-        h: &BlockMatrix,
-        span: usize,
-        frames: &Frames,
-        d: usize,
-        a: &mut [f64],
-    ) {
-        let (dim, b) = (self.dim, self.domain);
-        let q = super::basis::coarse_dofs(dim);
-        let (m, dd) = (b * q, dim * dim);
-        a.iter_mut().for_each(|v| *v = 0.0);
-        let first = d * b * span;
-        let last = (first + b * span).min(self.order.len());
-        let (mut pi, mut pj, mut blk) = ([0.0; 18], [0.0; 18], [0.0; 36]);
-        let x = h.x;
-        for rank in first..last {
-            let i = self.order[rank] as usize;
-            if !self.free[i] {
-                continue;
-            }
-            let sa = rank / span;
-            let oa = (sa - d * b) * q;
-            frames.basis(sa, &x[i * dim..(i + 1) * dim], &mut pi);
-            let pi = &pi[..dim * q];
-            // H_ii (node block plus every spring's block) once, then the couplings
-            // inside the domain.
-            let mut hii = [0.0; 9];
-            h.diagonal_block(i, &mut hii);
-            sandwich(pi, &hii[..dd], pi, dim, q, &mut blk);
-            add(a, m, oa, oa, &blk[..q * q], q, 1.0);
-            for e in h.adj_offsets[i]..h.adj_offsets[i + 1] {
-                let s = h.adj_springs[e as usize] as usize;
-                let sp = &h.springs[s];
-                let j = if sp.a as usize == i { sp.b } else { sp.a } as usize;
-                let rj = self.rank[j] as usize;
-                if self.free[j] && rj >= first && rj < last {
-                    let sj = rj / span;
-                    frames.basis(sj, &x[j * dim..(j + 1) * dim], &mut pj);
-                    let sb = &h.spring_blocks[s * dd..(s + 1) * dd];
-                    sandwich(pi, sb, &pj[..dim * q], dim, q, &mut blk);
-                    add(a, m, oa, (sj - d * b) * q, &blk[..q * q], q, -1.0);
                 }
             }
         }

@@ -46,6 +46,21 @@ impl Frames {
         Self { dim, data }
     }
 
+    /// Components per node.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Supernode `a`'s centroid (m).
+    pub fn centroid(&self, a: usize) -> &[f64] {
+        &self.data[a * (self.dim + 1)..a * (self.dim + 1) + self.dim]
+    }
+
+    /// Supernode `a`'s radius (m; 1 for a single node): rotations are per unit radius.
+    pub fn radius(&self, a: usize) -> f64 {
+        self.data[a * (self.dim + 1) + self.dim]
+    }
+
     /// `P_i` of the node at `xi` in supernode `a`, row-major `dim × q`.
     pub fn basis(&self, a: usize, xi: &[f64], out: &mut [f64; 18]) {
         let dim = self.dim;

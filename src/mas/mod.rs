@@ -14,14 +14,17 @@
 
 mod assemble;
 pub mod basis;
+mod coarse;
+mod cycle;
 pub mod dense;
 pub mod morton;
 
 use crate::model::Spring;
 use crate::parallel;
-use crate::pcg::Preconditioner;
 use basis::{coarse_dofs, Frames};
-use dense::{cholesky_in_place, cholesky_solve};
+use coarse::CoarseMatrix;
+pub use cycle::VCycle;
+use dense::cholesky_in_place;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Nodes per level-0 domain (and supernodes per domain on coarser levels) unless
@@ -107,6 +110,8 @@ pub struct Mas {
     /// Supernodes per level.
     counts: Vec<usize>,
     parts: Vec<Part>,
+    /// The Galerkin matrices of levels 1 and up (`coarse[l − 1]`).
+    coarse: Vec<CoarseMatrix>,
     /// Pivots replaced in the last factorisation (a nearly singular domain matrix).
     replaced_pivots: usize,
 }
@@ -151,6 +156,7 @@ impl Mas {
             x: x.to_vec(),
             counts,
             parts,
+            coarse: Vec::new(),
             replaced_pivots: 0,
         }
     }
@@ -163,7 +169,8 @@ impl Mas {
     /// Bytes held by the factors, the frames and the ranking.
     pub fn memory_bytes(&self) -> u64 {
         let f: usize = self.parts.iter().map(|p| p.factors.len() * 8).sum();
-        (f + self.order.len() * (9 + 8 * self.dim)) as u64
+        let c: usize = self.coarse.iter().map(|c| c.memory_bytes()).sum();
+        (f + c + self.order.len() * (9 + 8 * self.dim)) as u64
     }
 
     /// Pivots replaced in the last factorisation (0 for an SPD H).
@@ -176,24 +183,43 @@ impl Mas {
         self.domain.pow(level as u32)
     }
 
-    /// Assembles every level's domain matrices from `h` and factors them.
+    /// Assembles every level's matrices from `h` (level 0's domain blocks of H, the
+    /// coarse levels' Galerkin matrices) and factors their domain matrices.
     pub fn factor(&mut self, h: &BlockMatrix) {
         self.free = h.fixed.iter().map(|f| !f).collect();
         self.x.copy_from_slice(h.x);
+        let b = self.domain;
         let mut parts = std::mem::take(&mut self.parts);
+        for (level, part) in parts.iter_mut().enumerate().skip(1) {
+            part.frames = Frames::new(h.x, self.dim, &self.order, self.span(level));
+        }
+        let q = coarse_dofs(self.dim);
+        if self.coarse.is_empty() && parts.len() > 1 {
+            // The patterns depend on the springs and the ranking only: built once.
+            let mut pattern = CoarseMatrix::level1_pattern(h, &self.rank, b, q);
+            for _ in 1..parts.len() {
+                let next = pattern.coarser_pattern(b);
+                self.coarse.push(std::mem::replace(&mut pattern, next));
+            }
+        }
+        for level in 1..parts.len() {
+            let (done, rest) = self.coarse.split_at_mut(level - 1);
+            if level == 1 {
+                rest[0].fill_level1(h, &self.order, &self.rank, b, &parts[1].frames);
+            } else {
+                let (fine, coarse) = (&parts[level - 1].frames, &parts[level].frames);
+                rest[0].fill_coarser(&done[level - 2], b, fine, coarse);
+            }
+        }
         let replaced = AtomicUsize::new(0);
         for (level, part) in parts.iter_mut().enumerate() {
-            let span = self.span(level);
-            if level > 0 {
-                part.frames = Frames::new(h.x, self.dim, &self.order, span);
-            }
-            let (m, frames) = (part.m(self.domain), &part.frames);
+            let m = part.m(b);
             let this = &*self;
             parallel::for_each_heavy_piece(&mut part.factors, m * m, |d, a| {
                 if level == 0 {
                     this.assemble_nodes(h, d, a);
                 } else {
-                    this.assemble_coarse(h, span, frames, d, a);
+                    this.coarse[level - 1].domain_matrix(d, b, a);
                 }
                 assemble::fill_empty_unknowns(a, m);
                 replaced.fetch_add(cholesky_in_place(a, m), Ordering::Relaxed);
@@ -202,71 +228,9 @@ impl Mas {
         self.parts = parts;
         self.replaced_pivots = replaced.into_inner();
     }
-
-    /// `r` restricted to every level: by rank on level 0, `Σ P_iᵀ r_i` over each
-    /// supernode above (fixed nodes left out), padded to whole domains.
-    fn restrict(&self, r: &[f64]) -> Vec<Vec<f64>> {
-        let (dim, b, n) = (self.dim, self.domain, self.order.len());
-        let mut out = Vec::with_capacity(self.parts.len());
-        for (level, part) in self.parts.iter().enumerate() {
-            let q = part.dofs;
-            let mut v = vec![0.0; part.factors.len() / part.m(b)];
-            let span = self.span(level);
-            parallel::for_each_piece(&mut v, q, |a, o| {
-                let mut p = [0.0; 18];
-                for rank in a * span..((a + 1) * span).min(n) {
-                    let i = self.order[rank] as usize;
-                    if !self.free[i] {
-                        continue;
-                    }
-                    let ri = &r[i * dim..(i + 1) * dim];
-                    if level == 0 {
-                        o.copy_from_slice(ri);
-                        continue;
-                    }
-                    part.frames
-                        .basis(a, &self.x[i * dim..(i + 1) * dim], &mut p);
-                    for (c, oc) in o.iter_mut().enumerate() {
-                        *oc += (0..dim).map(|k| p[k * q + c] * ri[k]).sum::<f64>();
-                    }
-                }
-            });
-            out.push(v);
-        }
-        out
-    }
 }
 
-impl Preconditioner for Mas {
-    fn apply(&self, r: &[f64], z: &mut [f64]) {
-        let (dim, b) = (self.dim, self.domain);
-        let mut levels = self.restrict(r);
-        for (v, part) in levels.iter_mut().zip(&self.parts) {
-            let (m, f) = (part.m(b), &part.factors);
-            parallel::for_each_heavy_piece(v, m, |d, y| {
-                cholesky_solve(&f[d * m * m..(d + 1) * m * m], m, y)
-            });
-        }
-        // Prolong and add, levels in order.
-        parallel::for_each_piece(z, dim, |i, zi| {
-            zi.iter_mut().for_each(|c| *c = 0.0);
-            if !self.free[i] {
-                return;
-            }
-            let rank = self.rank[i] as usize;
-            zi.copy_from_slice(&levels[0][rank * dim..(rank + 1) * dim]);
-            let mut p = [0.0; 18];
-            for (level, (v, part)) in levels.iter().zip(&self.parts).enumerate().skip(1) {
-                let (a, q) = (rank / self.span(level), part.dofs);
-                part.frames
-                    .basis(a, &self.x[i * dim..(i + 1) * dim], &mut p);
-                for k in 0..dim {
-                    zi[k] += (0..q).map(|c| p[k * q + c] * v[a * q + c]).sum::<f64>();
-                }
-            }
-        });
-    }
-}
-
+#[cfg(test)]
+mod cycle_tests;
 #[cfg(test)]
 mod tests;

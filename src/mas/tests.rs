@@ -3,25 +3,25 @@
 
 use super::*;
 use crate::model::Spring;
-use crate::pcg::{invert_block, pcg, BlockJacobi, LinearOperator, PcgWork};
+use crate::pcg::{invert_block, pcg, BlockJacobi, LinearOperator, PcgWork, Preconditioner};
 
 /// A spring network with its H as node and spring blocks.
-struct System {
-    dim: usize,
-    x: Vec<f64>,
+pub(super) struct System {
+    pub(super) dim: usize,
+    pub(super) x: Vec<f64>,
     node_blocks: Vec<f64>,
     spring_blocks: Vec<f64>,
     springs: Vec<Spring>,
     adj_offsets: Vec<u32>,
     adj_springs: Vec<u32>,
-    fixed: Vec<bool>,
+    pub(super) fixed: Vec<bool>,
 }
 
 impl System {
     /// An `nx × ny` grid (2D) with unit spacing, structural and shear springs of
     /// stiffness `k` as isotropic blocks `k I` plus a rank-one term along the spring,
     /// node blocks `mass I`, the nodes of `fixed_row` fixed.
-    fn grid(nx: usize, ny: usize, mass: f64, k: f64, fixed_row: Option<usize>) -> Self {
+    pub(super) fn grid(nx: usize, ny: usize, mass: f64, k: f64, fixed_row: Option<usize>) -> Self {
         let dim = 2;
         let id = |i: usize, j: usize| (j * nx + i) as u32;
         let x: Vec<f64> = (0..nx * ny)
@@ -50,20 +50,35 @@ impl System {
                 }
             }
         }
+        let fixed = (0..nx * ny).map(|v| Some(v / nx) == fixed_row).collect();
+        Self::from_springs(dim, x, springs, mass, fixed)
+    }
+
+    /// The system of `springs` between nodes at `x` (`dim` per node): spring blocks
+    /// `k (0.1 I + d dᵀ / |d|²)`, node blocks `mass I`.
+    pub(super) fn from_springs(
+        dim: usize,
+        x: Vec<f64>,
+        springs: Vec<Spring>,
+        mass: f64,
+        fixed: Vec<bool>,
+    ) -> Self {
         let mut spring_blocks = Vec::new();
         for s in &springs {
             let (a, b) = (s.a as usize, s.b as usize);
-            let d = [x[2 * a] - x[2 * b], x[2 * a + 1] - x[2 * b + 1]];
-            let l2 = d[0] * d[0] + d[1] * d[1];
-            for r in 0..2 {
-                for c in 0..2 {
-                    let iso = if r == c { 0.1 * k } else { 0.0 };
-                    spring_blocks.push(iso + k * d[r] * d[c] / l2);
+            let d: Vec<f64> = (0..dim).map(|c| x[dim * a + c] - x[dim * b + c]).collect();
+            let l2: f64 = d.iter().map(|v| v * v).sum();
+            for r in 0..dim {
+                for c in 0..dim {
+                    let iso = if r == c { 0.1 } else { 0.0 };
+                    spring_blocks.push(s.stiffness * (iso + d[r] * d[c] / l2));
                 }
             }
         }
-        let n = nx * ny;
-        let node_blocks = (0..n).flat_map(|_| [mass, 0.0, 0.0, mass]).collect();
+        let n = fixed.len();
+        let node_blocks = (0..n)
+            .flat_map(|_| (0..dim * dim).map(move |k| if k % (dim + 1) == 0 { mass } else { 0.0 }))
+            .collect();
         let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
         for (s, sp) in springs.iter().enumerate() {
             adj[sp.a as usize].push(s as u32);
@@ -75,7 +90,6 @@ impl System {
             adj_springs.extend(a);
             adj_offsets.push(adj_springs.len() as u32);
         }
-        let fixed = (0..n).map(|v| Some(v / nx) == fixed_row).collect();
         Self {
             dim,
             x,
@@ -88,7 +102,7 @@ impl System {
         }
     }
 
-    fn blocks(&self) -> BlockMatrix<'_> {
+    pub(super) fn blocks(&self) -> BlockMatrix<'_> {
         BlockMatrix {
             dim: self.dim,
             node_blocks: &self.node_blocks,
@@ -152,7 +166,7 @@ impl LinearOperator for System {
     }
 }
 
-fn vector(n: usize, seed: u64, fixed: &[bool], dim: usize) -> Vec<f64> {
+pub(super) fn vector(n: usize, seed: u64, fixed: &[bool], dim: usize) -> Vec<f64> {
     let mut s = seed;
     (0..n)
         .map(|c| {
@@ -169,7 +183,7 @@ fn vector(n: usize, seed: u64, fixed: &[bool], dim: usize) -> Vec<f64> {
         .collect()
 }
 
-fn dot(a: &[f64], b: &[f64]) -> f64 {
+pub(super) fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 

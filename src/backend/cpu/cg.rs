@@ -5,7 +5,8 @@
 //! sparse direct baseline.
 
 use super::{CpuBackend, LinearSolver};
-use crate::mas::BlockMatrix;
+use crate::linear_solver::PreconditionerKind;
+use crate::mas::{BlockMatrix, VCycle};
 use crate::pcg::{pcg, BlockJacobi, PcgResult, Preconditioner};
 
 impl CpuBackend {
@@ -24,7 +25,15 @@ impl CpuBackend {
         let res = match direct {
             Some(res) => res,
             None => self.with_preconditioner(|b, pre| {
-                pcg(&b.operator(), pre, &b.r, &mut p, tol, max_iter, &mut work)
+                pcg(
+                    &b.block_matrix(),
+                    pre,
+                    &b.r,
+                    &mut p,
+                    tol,
+                    max_iter,
+                    &mut work,
+                )
             }),
         };
         self.p = p;
@@ -51,9 +60,17 @@ impl CpuBackend {
                 dim: self.model.dim,
                 inverse_blocks: &self.preconditioner_blocks,
             };
-            let pre: &dyn Preconditioner = match &mas {
-                Some(m) => m,
-                None => &jacobi,
+            let vcycle = match (&mas, self.model.solver.preconditioner) {
+                (Some(mas), PreconditionerKind::Multigrid) => Some(VCycle {
+                    mas,
+                    h: self.block_matrix(),
+                }),
+                _ => None,
+            };
+            let pre: &dyn Preconditioner = match (&mas, &vcycle) {
+                (_, Some(v)) => v,
+                (Some(m), None) => m,
+                (None, None) => &jacobi,
             };
             f(self, pre)
         };

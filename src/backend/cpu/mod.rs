@@ -130,11 +130,9 @@ impl CpuBackend {
             linear_solver: LinearSolver::Pcg,
             direct: None,
             mas: match model.solver.preconditioner.resolve(n, false) {
-                PreconditionerKind::Mas => Some(crate::mas::Mas::new(
-                    &model.x0,
-                    dim,
-                    crate::mas::DEFAULT_DOMAIN,
-                )),
+                PreconditionerKind::Mas | PreconditionerKind::Multigrid => Some(
+                    crate::mas::Mas::new(&model.x0, dim, crate::mas::DEFAULT_DOMAIN),
+                ),
                 _ => None,
             },
             preconditioner_seconds: 0.0,

@@ -6,56 +6,36 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::CpuBackend;
-use crate::model::Model;
+use crate::mas::BlockMatrix;
 use crate::parallel;
 use crate::pcg::LinearOperator;
-
-/// The projected Newton matrix as a gather-by-node operator (fixed rows are zero).
-pub(super) struct NewtonMatrix<'a> {
-    model: &'a Model,
-    adj_offsets: &'a [u32],
-    adj_springs: &'a [u32],
-    spring_hess: &'a [f64],
-    newton_blocks: &'a [f64],
-}
 
 impl CpuBackend {
     /// `H u` with the PSD-projected Hessian assembled at the current iterate.
     pub fn hessian_times(&mut self, u: &[f64]) -> Vec<f64> {
         self.assemble();
         let mut out = vec![0.0; u.len()];
-        self.operator().apply(u, &mut out);
+        self.block_matrix().apply(u, &mut out);
         out
-    }
-
-    /// The Newton matrix of the last assembly as an operator.
-    pub(super) fn operator(&self) -> NewtonMatrix<'_> {
-        NewtonMatrix {
-            model: &self.model,
-            adj_offsets: &self.adj_offsets,
-            adj_springs: &self.adj_springs,
-            spring_hess: &self.spring_hess,
-            newton_blocks: &self.newton_blocks,
-        }
     }
 }
 
-impl LinearOperator for NewtonMatrix<'_> {
+/// The projected Newton matrix as a gather-by-node operator (fixed rows are zero).
+impl LinearOperator for BlockMatrix<'_> {
     fn len(&self) -> usize {
-        self.model.num_nodes() * self.model.dim
+        self.fixed.len() * self.dim
     }
 
     fn apply(&self, u: &[f64], out: &mut [f64]) {
-        let m = self.model;
-        let dim = m.dim;
+        let dim = self.dim;
         let dd = dim * dim;
         parallel::for_each_piece(out, dim, |i, yi| {
             yi.iter_mut().for_each(|c| *c = 0.0);
-            if m.fixed[i] {
+            if self.fixed[i] {
                 return;
             }
             let ui = &u[i * dim..(i + 1) * dim];
-            let nh = &self.newton_blocks[i * dd..(i + 1) * dd];
+            let nh = &self.node_blocks[i * dd..(i + 1) * dd];
             for r in 0..dim {
                 for c in 0..dim {
                     yi[r] += nh[r * dim + c] * ui[c];
@@ -63,10 +43,10 @@ impl LinearOperator for NewtonMatrix<'_> {
             }
             for e in self.adj_offsets[i]..self.adj_offsets[i + 1] {
                 let s = self.adj_springs[e as usize] as usize;
-                let sp = &m.springs[s];
+                let sp = &self.springs[s];
                 let j = if sp.a as usize == i { sp.b } else { sp.a } as usize;
                 let uj = &u[j * dim..(j + 1) * dim];
-                let bh = &self.spring_hess[s * dd..(s + 1) * dd];
+                let bh = &self.spring_blocks[s * dd..(s + 1) * dd];
                 for r in 0..dim {
                     for c in 0..dim {
                         yi[r] += bh[r * dim + c] * (ui[c] - uj[c]);

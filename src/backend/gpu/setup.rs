@@ -132,6 +132,9 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
     check_limits(model)?;
     let mas = match model.solver.preconditioner.resolve(model.num_nodes(), true) {
         PreconditionerKind::Mas => Some(MasPlan::new(model)?),
+        PreconditionerKind::Multigrid => {
+            return Err("solver.preconditioner = \"multigrid\" runs on the CPU backend only; the GPU backend has \"mas\" and \"block_jacobi\"".into())
+        }
         _ => None,
     };
     let (n, ns, dim) = (model.num_nodes(), model.springs.len(), model.dim);
