@@ -29,9 +29,9 @@ impl LinearSolver {
 #[serde(rename_all = "snake_case")]
 pub enum PreconditionerKind {
     /// The one measured faster for the scene's size and backend (the default): on
-    /// the CPU backend `mas` from [`MAS_AUTO_NODES`] nodes on, `block_jacobi` below;
-    /// on the GPU backend `block_jacobi` until a hardware GPU has timed `mas`
-    /// (BENCHMARKS.md).
+    /// the CPU backend `multigrid` from [`MULTIGRID_AUTO_NODES`] nodes on,
+    /// `block_jacobi` below; on the GPU backend `block_jacobi` until a hardware GPU
+    /// has timed `mas` (BENCHMARKS.md).
     #[default]
     Auto,
     /// Per node the inverse of H's diagonal block (both backends).
@@ -44,11 +44,11 @@ pub enum PreconditionerKind {
     Multigrid,
 }
 
-/// Nodes from which `auto` picks the multilevel preconditioner on the CPU backend.
-/// Measured on the ladder's square (BENCHMARKS.md, 2 threads): block-Jacobi is
-/// faster at 4,225 nodes (176 against 220 ms/step), MAS at 66,049 (6.5 against 8.0
-/// s/step) and at 1,050,625; the crossover lies between, and 20,000 is taken.
-pub const MAS_AUTO_NODES: usize = 20_000;
+/// Nodes from which `auto` picks the V-cycle on the CPU backend. Measured on the
+/// square in free fall (BENCHMARKS.md, 2 threads, 20 steps): block-Jacobi is faster
+/// at 1,089 nodes (5.4 against 6.4 ms/step), the V-cycle at 2,401 (17.2 against 26.5)
+/// and every size above; the crossover lies between, and 2,000 is taken.
+pub const MULTIGRID_AUTO_NODES: usize = 2_000;
 
 impl PreconditionerKind {
     /// The name used in scene files, on the command line and in tables.
@@ -65,7 +65,9 @@ impl PreconditionerKind {
     /// resolved (see [`PreconditionerKind::Auto`]), the others as they are.
     pub fn resolve(self, nodes: usize, gpu: bool) -> PreconditionerKind {
         match self {
-            PreconditionerKind::Auto if !gpu && nodes >= MAS_AUTO_NODES => PreconditionerKind::Mas,
+            PreconditionerKind::Auto if !gpu && nodes >= MULTIGRID_AUTO_NODES => {
+                PreconditionerKind::Multigrid
+            }
             PreconditionerKind::Auto => PreconditionerKind::BlockJacobi,
             other => other,
         }
@@ -74,17 +76,17 @@ impl PreconditionerKind {
 
 #[cfg(test)]
 mod auto_tests {
-    use super::{PreconditionerKind as K, MAS_AUTO_NODES};
+    use super::{PreconditionerKind as K, MULTIGRID_AUTO_NODES as N};
 
     #[test]
-    fn auto_takes_mas_on_large_cpu_scenes_only() {
+    fn auto_takes_the_vcycle_on_large_cpu_scenes_only() {
         assert_eq!(K::default(), K::Auto);
-        assert_eq!(K::Auto.resolve(MAS_AUTO_NODES, false), K::Mas);
-        assert_eq!(K::Auto.resolve(MAS_AUTO_NODES - 1, false), K::BlockJacobi);
-        assert_eq!(K::Auto.resolve(10 * MAS_AUTO_NODES, true), K::BlockJacobi);
+        assert_eq!(K::Auto.resolve(N, false), K::Multigrid);
+        assert_eq!(K::Auto.resolve(N - 1, false), K::BlockJacobi);
+        assert_eq!(K::Auto.resolve(10 * N, true), K::BlockJacobi);
         for named in [K::BlockJacobi, K::Mas, K::Multigrid] {
             assert_eq!(named.resolve(1, false), named);
-            assert_eq!(named.resolve(10 * MAS_AUTO_NODES, true), named);
+            assert_eq!(named.resolve(10 * N, true), named);
         }
     }
 }

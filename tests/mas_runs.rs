@@ -1,7 +1,7 @@
 //! The multilevel additive Schwarz preconditioner (`solver.preconditioner = "mas"`)
-//! in whole runs on the CPU backend: the ladder's square dropped through its first
-//! contacts ends where block-Jacobi PCG ends (within the CG tolerance) in fewer CG
-//! iterations, with every step making progress; the scene key is checked (the GPU
+//! and its V-cycle (`"multigrid"`) in whole runs on the CPU backend: the ladder's
+//! square dropped through its first contacts ends where block-Jacobi PCG ends (within
+//! the CG tolerance) in fewer CG iterations (the V-cycle in fewer again), with every step making progress; the scene key is checked (the GPU
 //! twin is tested in tests/gpu_mas.rs).
 
 mod common;
@@ -62,9 +62,21 @@ fn mas_ends_where_block_jacobi_ends_with_fewer_cg_iterations() {
         .map(|(a, b)| (a - b).abs())
         .fold(0.0, f64::max);
     assert!(diff < 1e-6, "final positions differ by {diff} m");
-    eprintln!("CG iterations over 40 steps: block-Jacobi {cg_j}, MAS {cg_m}");
+    let (xv, cg_v, contact_v) = run(&square(PreconditionerKind::Multigrid), "V-cycle");
+    assert_eq!(contact_j, contact_v, "first contact step (V-cycle)");
+    let diff_v = xj
+        .iter()
+        .zip(&xv)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(
+        diff_v < 1e-6,
+        "V-cycle: final positions differ by {diff_v} m"
+    );
+    eprintln!("CG iterations over 40 steps: block-Jacobi {cg_j}, MAS {cg_m}, V-cycle {cg_v}");
     // Measured: 5300 against 12118 (2.3×).
     assert!(2 * cg_m < cg_j, "MAS {cg_m} vs block-Jacobi {cg_j}");
+    assert!(2 * cg_v < cg_m, "V-cycle {cg_v} vs MAS {cg_m}");
 }
 
 #[test]
@@ -72,11 +84,13 @@ fn the_scene_key_is_checked() {
     let with = |v: &str| GOOD.replace("dt = 0.01", &format!("dt = 0.01\npreconditioner = \"{v}\""));
     let s = springsim::scene::parse(&with("mas"), "good.toml", "good").unwrap();
     assert_eq!(s.model.solver.preconditioner, PreconditionerKind::Mas);
+    let s = springsim::scene::parse(&with("multigrid"), "good.toml", "good").unwrap();
+    assert_eq!(s.model.solver.preconditioner, PreconditionerKind::Multigrid);
     expect(&with("ilu"), "solver.preconditioner", 4, "unknown variant");
 }
 
 #[test]
-fn auto_gives_the_bundled_66k_node_square_mas_on_the_cpu() {
+fn auto_gives_the_larger_bundled_squares_the_vcycle_on_the_cpu() {
     use springsim::backend::Backend;
     let big = springsim::scene::load("square_256").unwrap();
     assert_eq!(big.model.solver.preconditioner, PreconditionerKind::Auto);
@@ -85,11 +99,31 @@ fn auto_gives_the_bundled_66k_node_square_mas_on_the_cpu() {
         let nodes = model.num_nodes() as u64;
         CpuBackend::new(model).preconditioner_stats().memory_bytes / nodes
     };
-    // MAS holds hundreds of bytes per node, block-Jacobi 32 (2 × 2 f64 per node).
+    // The levels hold hundreds of bytes per node, block-Jacobi 32 (2 × 2 f64 per node).
     let auto_bytes = per_node(big.model.clone());
     assert!(auto_bytes > 200, "{n} nodes: {auto_bytes} B/node");
-    let small = springsim::scene::load("square_64").unwrap();
+    let middle = springsim::scene::load("square_64").unwrap();
+    assert!(per_node(middle.model) > 200, "square_64");
+    let small = springsim::scene::load("square_drop").unwrap();
     assert_eq!(per_node(small.model), 32);
+    // What auto picked is named in the summary.
+    let dir = common::temp_dir("auto_vcycle");
+    let o = common::springsim(&[
+        "run",
+        "square_64",
+        "--backend",
+        "cpu",
+        "--steps",
+        "1",
+        "-q",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["linear_solver"], "pcg, multigrid, eisenstat_walker");
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -99,6 +133,10 @@ fn summary_json_names_the_direction_solver_as_run() {
     for (extra, label) in [
         (vec![], "pcg, block_jacobi, fixed"),
         (vec!["--preconditioner", "mas"], "pcg, mas, fixed"),
+        (
+            vec!["--preconditioner", "multigrid"],
+            "pcg, multigrid, fixed",
+        ),
         (vec!["--linear-solver", "direct"], "direct"),
     ] {
         let mut args = vec![

@@ -80,8 +80,9 @@ pub struct RunArgs {
     pub linear_solver: Option<LinearSolver>,
     /// Preconditioner of the PCG solve (default: the scene's `[solver]
     /// preconditioner`, else auto); `mas` is the multilevel additive Schwarz
-    /// preconditioner (both backends), `auto` takes it on the CPU backend from 20,000
-    /// nodes on and block-Jacobi otherwise.
+    /// preconditioner (both backends), `multigrid` its levels as a V-cycle (CPU
+    /// backend), and `auto` takes `multigrid` on the CPU backend from 2,000 nodes on
+    /// and block-Jacobi otherwise.
     #[arg(long, value_enum)]
     pub preconditioner: Option<PreconditionerKind>,
     /// Exit with status 0 even when some steps stalled (made no progress); the
@@ -99,10 +100,18 @@ pub fn make_backend(
     quiet: bool,
 ) -> Result<Box<dyn Backend>, String> {
     let cpu = || CpuBackend::new(scene.model.clone()).with_linear_solver(scene.linear_solver);
-    if scene.linear_solver == LinearSolver::Direct {
-        // The direct solver exists on the CPU only; auto picks the CPU for it.
+    // The direct solver and the V-cycle exist on the CPU only; auto picks the CPU
+    // for them.
+    let cpu_only = if scene.linear_solver == LinearSolver::Direct {
+        Some("the direct linear solver runs on the CPU backend only; use --linear-solver pcg or --backend cpu")
+    } else if scene.model.solver.preconditioner == PreconditionerKind::Multigrid {
+        Some("solver.preconditioner = \"multigrid\" runs on the CPU backend only; use --preconditioner mas or --backend cpu")
+    } else {
+        None
+    };
+    if let Some(why) = cpu_only {
         return match choice {
-            BackendChoice::Gpu => Err("--backend gpu: the direct linear solver runs on the CPU backend only; use --linear-solver pcg or --backend cpu".into()),
+            BackendChoice::Gpu => Err(format!("--backend gpu: {why}")),
             _ => Ok(Box::new(cpu())),
         };
     }

@@ -19,15 +19,16 @@ use crate::pcg::{LinearOperator, Preconditioner};
 impl Mas {
     /// Length of level `l`'s vectors (whole domains, `B q` per domain).
     pub(super) fn level_len(&self, l: usize) -> usize {
-        self.parts[l].factors.len() / self.parts[l].m(self.domain)
+        self.parts[l].domains * self.parts[l].m(self.domain)
     }
 
     /// `v ← B_l v`: every domain's solve of level `l`.
     fn solve_domains(&self, l: usize, v: &mut [f64]) {
         let part = &self.parts[l];
         let (m, f) = (part.m(self.domain), &part.factors);
+        let len = super::dense::packed_len(m);
         parallel::for_each_heavy_piece(v, m, |d, y| {
-            cholesky_solve(&f[d * m * m..(d + 1) * m * m], m, y)
+            cholesky_solve(&f[d * len..(d + 1) * len], m, y)
         });
     }
 

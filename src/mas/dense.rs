@@ -1,9 +1,11 @@
-//! Small dense symmetric positive definite matrices: Cholesky factorisation in place
-//! and the solve with the factor, for the preconditioner's domain matrices.
+//! Small dense symmetric positive definite matrices: Cholesky factorisation in place,
+//! the factor packed by rows of its lower triangle (half the bytes, which is what
+//! the solves are bound by), and the solve with it, for the preconditioner's domain
+//! matrices.
 
 /// Factors the symmetric `m × m` matrix `a` (row-major, lower triangle read) in place
-/// into `L` with `a = L Lᵀ`: `L` in the lower triangle and its transpose mirrored
-/// into the upper one, so both triangular solves read rows. A pivot that is not
+/// into `L` with `a = L Lᵀ`, `L` in the lower triangle (the upper one is left as it
+/// was; [`pack_lower`] keeps what the solve needs). A pivot that is not
 /// positive relative to its original diagonal (rounding in a nearly singular
 /// matrix) is replaced by that diagonal, or by 1 where the diagonal is not positive,
 /// so the factor always exists; returns how many pivots were replaced.
@@ -33,30 +35,58 @@ pub fn cholesky_in_place(a: &mut [f64], m: usize) -> usize {
             row_i[j] = (row_i[j] - dot(&row_i[..j], row_j)) / l;
         }
     }
-    for i in 0..m {
-        for k in i + 1..m {
-            a[i * m + k] = a[k * m + i];
-        }
-    }
     replaced
 }
 
-/// `Σ a_k b_k`.
+/// Length of an `m × m` lower triangle packed by rows.
+pub fn packed_len(m: usize) -> usize {
+    m * (m + 1) / 2
+}
+
+/// The lower triangle of the row-major `m × m` matrix `a`, by rows: row i is
+/// `out[i(i+1)/2 ..][..i + 1]`, its diagonal last.
+pub fn pack_lower(a: &[f64], m: usize, out: &mut [f64]) {
+    for i in 0..m {
+        let start = i * (i + 1) / 2;
+        out[start..start + i + 1].copy_from_slice(&a[i * m..i * m + i + 1]);
+    }
+}
+
+/// `Σ a_k b_k`, in four interleaved partial sums (independent additions pipeline;
+/// one running sum waits on each addition).
 #[inline]
 fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+    let n = a.len().min(b.len());
+    let (a4, b4) = (a[..n].chunks_exact(4), b[..n].chunks_exact(4));
+    let tail: f64 = a4
+        .remainder()
+        .iter()
+        .zip(b4.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    let mut acc = [0.0; 4];
+    for (x, y) in a4.zip(b4) {
+        for k in 0..4 {
+            acc[k] += x[k] * y[k];
+        }
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
 /// Solves `L Lᵀ y = b` in place (`b` becomes `y`) with the factor of
-/// [`cholesky_in_place`].
+/// [`cholesky_in_place`] packed by [`pack_lower`]; both sweeps read L by rows.
 pub fn cholesky_solve(l: &[f64], m: usize, b: &mut [f64]) {
     for i in 0..m {
-        let row = &l[i * m..i * m + i];
-        b[i] = (b[i] - dot(row, &b[..i])) / l[i * m + i];
+        let row = &l[i * (i + 1) / 2..][..i + 1];
+        b[i] = (b[i] - dot(&row[..i], &b[..i])) / row[i];
     }
     for i in (0..m).rev() {
-        let row = &l[i * m + i + 1..(i + 1) * m];
-        b[i] = (b[i] - dot(row, &b[i + 1..m])) / l[i * m + i];
+        let row = &l[i * (i + 1) / 2..][..i + 1];
+        b[i] /= row[i];
+        let bi = b[i];
+        for (bk, lk) in b[..i].iter_mut().zip(&row[..i]) {
+            *bk -= lk * bi;
+        }
     }
 }
 
@@ -84,7 +114,9 @@ mod tests {
             .collect();
         let mut f = a.clone();
         assert_eq!(cholesky_in_place(&mut f, m), 0);
-        cholesky_solve(&f, m, &mut rhs);
+        let mut packed = vec![0.0; packed_len(m)];
+        pack_lower(&f, m, &mut packed);
+        cholesky_solve(&packed, m, &mut rhs);
         for (got, want) in rhs.iter().zip(&x) {
             assert!((got - want).abs() < 1e-12, "{got} vs {want}");
         }
@@ -94,8 +126,10 @@ mod tests {
     fn a_singular_matrix_still_factors() {
         let mut a = vec![1.0, 1.0, 1.0, 1.0];
         assert_eq!(cholesky_in_place(&mut a, 2), 1);
+        let mut packed = vec![0.0; packed_len(2)];
+        pack_lower(&a, 2, &mut packed);
         let mut b = vec![1.0, 1.0];
-        cholesky_solve(&a, 2, &mut b);
+        cholesky_solve(&packed, 2, &mut b);
         assert!(b.iter().all(|v| v.is_finite()));
     }
 }

@@ -49,10 +49,25 @@ pub struct BlockMatrix<'a> {
     pub adj_offsets: &'a [u32],
     /// Spring indices of the adjacency.
     pub adj_springs: &'a [u32],
+    /// The other end of each adjacency entry's spring (the products read it instead
+    /// of the spring, a quarter of the bytes).
+    pub adj_nodes: &'a [u32],
     /// Fixed nodes (not solved for).
     pub fixed: &'a [bool],
     /// Node positions (m), `nodes × dim`: where the coarse rigid motions pivot.
     pub x: &'a [f64],
+}
+
+/// For each entry of a node → springs adjacency, the spring's other end.
+pub fn other_ends(springs: &[Spring], adj_offsets: &[u32], adj_springs: &[u32]) -> Vec<u32> {
+    let mut out = vec![0; adj_springs.len()];
+    for i in 0..adj_offsets.len() - 1 {
+        for e in adj_offsets[i] as usize..adj_offsets[i + 1] as usize {
+            let sp = &springs[adj_springs[e] as usize];
+            out[e] = if sp.a as usize == i { sp.b } else { sp.a };
+        }
+    }
+    out
 }
 
 impl BlockMatrix<'_> {
@@ -79,7 +94,10 @@ impl BlockMatrix<'_> {
 struct Part {
     /// Unknowns per supernode: `dim` on level 0, rigid motions above.
     dofs: usize,
-    /// `domains × m²` with `m = B dofs`.
+    /// Domains.
+    domains: usize,
+    /// `domains ×` the packed lower triangle of `m × m` ([`dense::packed_len`]),
+    /// `m = B dofs`.
     factors: Vec<f64>,
     /// The supernodes' frames (coarse levels; empty on level 0).
     frames: Frames,
@@ -139,7 +157,8 @@ impl Mas {
             let domains = count.div_ceil(b);
             parts.push(Part {
                 dofs,
-                factors: vec![0.0; domains * (b * dofs).pow(2)],
+                domains,
+                factors: vec![0.0; domains * dense::packed_len(b * dofs)],
                 frames: Frames::default(),
             });
             if domains == 1 {
@@ -215,14 +234,16 @@ impl Mas {
         for (level, part) in parts.iter_mut().enumerate() {
             let m = part.m(b);
             let this = &*self;
-            parallel::for_each_heavy_piece(&mut part.factors, m * m, |d, a| {
+            parallel::for_each_heavy_piece(&mut part.factors, dense::packed_len(m), |d, f| {
+                let mut a = vec![0.0; m * m];
                 if level == 0 {
-                    this.assemble_nodes(h, d, a);
+                    this.assemble_nodes(h, d, &mut a);
                 } else {
-                    this.coarse[level - 1].domain_matrix(d, b, a);
+                    this.coarse[level - 1].domain_matrix(d, b, &mut a);
                 }
-                assemble::fill_empty_unknowns(a, m);
-                replaced.fetch_add(cholesky_in_place(a, m), Ordering::Relaxed);
+                assemble::fill_empty_unknowns(&mut a, m);
+                replaced.fetch_add(cholesky_in_place(&mut a, m), Ordering::Relaxed);
+                dense::pack_lower(&a, m, f);
             });
         }
         self.parts = parts;

@@ -14,6 +14,7 @@ pub(super) struct System {
     springs: Vec<Spring>,
     adj_offsets: Vec<u32>,
     adj_springs: Vec<u32>,
+    adj_nodes: Vec<u32>,
     pub(super) fixed: Vec<bool>,
 }
 
@@ -90,6 +91,7 @@ impl System {
             adj_springs.extend(a);
             adj_offsets.push(adj_springs.len() as u32);
         }
+        let adj_nodes = other_ends(&springs, &adj_offsets, &adj_springs);
         Self {
             dim,
             x,
@@ -98,6 +100,7 @@ impl System {
             springs,
             adj_offsets,
             adj_springs,
+            adj_nodes,
             fixed,
         }
     }
@@ -110,6 +113,7 @@ impl System {
             springs: &self.springs,
             adj_offsets: &self.adj_offsets,
             adj_springs: &self.adj_springs,
+            adj_nodes: &self.adj_nodes,
             fixed: &self.fixed,
             x: &self.x,
         }

@@ -60,7 +60,8 @@ impl CpuBackend {
                 dim: self.model.dim,
                 inverse_blocks: &self.preconditioner_blocks,
             };
-            let vcycle = match (&mas, self.model.solver.preconditioner) {
+            let kind = self.model.solver.preconditioner;
+            let vcycle = match (&mas, kind.resolve(self.model.num_nodes(), false)) {
                 (Some(mas), PreconditionerKind::Multigrid) => Some(VCycle {
                     mas,
                     h: self.block_matrix(),
@@ -87,6 +88,7 @@ impl CpuBackend {
             springs: &self.model.springs,
             adj_offsets: &self.adj_offsets,
             adj_springs: &self.adj_springs,
+            adj_nodes: &self.adj_nodes,
             fixed: &self.model.fixed,
             x: &self.x,
         }

@@ -41,6 +41,8 @@ pub struct CpuBackend {
     potential_weight: f64,
     adj_offsets: Vec<u32>,
     adj_springs: Vec<u32>,
+    /// The other end of each adjacency entry's spring.
+    adj_nodes: Vec<u32>,
     x: Vec<f64>,
     xn: Vec<f64>,
     x_pred: Vec<f64>,
@@ -86,6 +88,7 @@ impl CpuBackend {
         let n = model.num_nodes();
         let ns = model.springs.len();
         let (adj_offsets, adj_springs) = model.node_springs();
+        let adj_nodes = crate::mas::other_ends(&model.springs, &adj_offsets, &adj_springs);
         let h = model.solver.dt;
         let mut v = model.v0.clone();
         for (i, f) in model.fixed.iter().enumerate() {
@@ -111,6 +114,7 @@ impl CpuBackend {
             potential_weight: model.solver.potential_weight(),
             adj_offsets,
             adj_springs,
+            adj_nodes,
             x: model.x0.clone(),
             xn: model.x0.clone(),
             x_pred: model.x0.clone(),

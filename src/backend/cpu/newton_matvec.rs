@@ -41,10 +41,8 @@ impl LinearOperator for BlockMatrix<'_> {
                     yi[r] += nh[r * dim + c] * ui[c];
                 }
             }
-            for e in self.adj_offsets[i]..self.adj_offsets[i + 1] {
-                let s = self.adj_springs[e as usize] as usize;
-                let sp = &self.springs[s];
-                let j = if sp.a as usize == i { sp.b } else { sp.a } as usize;
+            for e in self.adj_offsets[i] as usize..self.adj_offsets[i + 1] as usize {
+                let (s, j) = (self.adj_springs[e] as usize, self.adj_nodes[e] as usize);
                 let uj = &u[j * dim..(j + 1) * dim];
                 let bh = &self.spring_blocks[s * dd..(s + 1) * dd];
                 for r in 0..dim {
