@@ -9,9 +9,9 @@
 #   N_SEG            cells per side (default 64: 4225 nodes, springsim's square_64)
 #
 # springsim runs the bundled square_64 scene (seed 003's physics at N_SEG cells) with
-# the default solver, with --linear-solver direct, with --preconditioner mas, and with
-# solver.forcing = "fixed" (exact Newton directions; the default, auto, is inexact
-# Newton from 1000 nodes on). Each row names the solver as run (summary.json). Python: $SPRINGSIM_PYTHON, else
+# the default solver, with --linear-solver direct, with --preconditioner mas and
+# block-jacobi, and with solver.forcing = "fixed" (exact Newton directions; the
+# default, auto, is inexact Newton from 1000 nodes on). Each row names the solver as run (summary.json). Python: $SPRINGSIM_PYTHON, else
 # target/pyenv (numpy and scipy installed there when missing). springsim: $SPRINGSIM_BIN,
 # else target/release/springsim (built when missing).
 set -euo pipefail
@@ -64,9 +64,10 @@ ms() { # label, scene, extra args...
 pcg="$(ms pcg "$scene")"
 direct="$(ms direct "$scene" --linear-solver direct)"
 mas="$(ms mas "$scene" --preconditioner mas)"
+jacobi="$(ms jacobi "$scene" --preconditioner block-jacobi)"
 fixed="$(ms fixed "$work/square_course_fixed.toml")"
 
-"$py" - "$course_json" "$pcg" "$direct" "$mas" "$fixed" "$steps" <<'PY'
+"$py" - "$course_json" "$pcg" "$direct" "$mas" "$fixed" "$steps" "$jacobi" <<'PY'
 import json, sys
 course = json.loads(sys.argv[1])
 py_ms = course["s_per_step"] * 1e3
@@ -78,6 +79,7 @@ rows = [
     row("springsim cpu, default", sys.argv[2]),
     row("springsim cpu, --linear-solver direct", sys.argv[3]),
     row("springsim cpu, --preconditioner mas", sys.argv[4]),
+    row("springsim cpu, --preconditioner block-jacobi", sys.argv[7]),
     row("springsim cpu, forcing = fixed", sys.argv[5]),
 ]
 print(f"{course['nodes']} nodes, free fall, {sys.argv[6]} steps each")

@@ -29,7 +29,7 @@ impl LinearSolver {
 #[serde(rename_all = "snake_case")]
 pub enum PreconditionerKind {
     /// The one measured faster for the scene's size and backend (the default): on
-    /// the CPU backend `multigrid` from [`MULTIGRID_AUTO_NODES`] nodes on,
+    /// the CPU backend `multigrid` from [`multigrid_auto_nodes`] nodes on,
     /// `block_jacobi` below; on the GPU backend `block_jacobi` until a hardware GPU
     /// has timed `mas` (BENCHMARKS.md).
     #[default]
@@ -44,11 +44,23 @@ pub enum PreconditionerKind {
     Multigrid,
 }
 
-/// Nodes from which `auto` picks the V-cycle on the CPU backend. Measured on the
-/// square in free fall (BENCHMARKS.md, 2 threads, 20 steps): block-Jacobi is faster
-/// at 1,089 nodes (5.4 against 6.4 ms/step), the V-cycle at 2,401 (17.2 against 26.5)
-/// and every size above; the crossover lies between, and 2,000 is taken.
-pub const MULTIGRID_AUTO_NODES: usize = 2_000;
+/// Nodes from which `auto` picks the V-cycle on the CPU backend, by dimension
+/// (BENCHMARKS.md, AMD EPYC 2 threads, scenes in free fall):
+/// - 2D, the square: block-Jacobi is faster at 1,089 nodes (5.2 against 8.4
+///   ms/step), about even at 1,681, the V-cycle faster at 2,401 (16.3 against 27.4)
+///   and every size above; 2,000 is taken.
+/// - 3D, the lattice: block-Jacobi is faster at 9,261 nodes (163 against 204), about
+///   even at 29,791 (815 against 769), the V-cycle faster at 103,823 (2.2 against
+///   3.0 s); 30,000 is taken. A 3D node costs the V-cycle 2–4× a 2D one (dense
+///   48 × 48 and 96 × 96 domains), while block-Jacobi converges faster in a 3D
+///   lattice. (Cloth, a sheet in 3D, gains from 4,225 nodes on; it gets the 3D rule.)
+pub fn multigrid_auto_nodes(dim: usize) -> usize {
+    if dim == 2 {
+        2_000
+    } else {
+        30_000
+    }
+}
 
 impl PreconditionerKind {
     /// The name used in scene files, on the command line and in tables.
@@ -63,9 +75,9 @@ impl PreconditionerKind {
 
     /// The preconditioner a backend uses for a scene of `nodes` nodes: `auto`
     /// resolved (see [`PreconditionerKind::Auto`]), the others as they are.
-    pub fn resolve(self, nodes: usize, gpu: bool) -> PreconditionerKind {
+    pub fn resolve(self, nodes: usize, dim: usize, gpu: bool) -> PreconditionerKind {
         match self {
-            PreconditionerKind::Auto if !gpu && nodes >= MULTIGRID_AUTO_NODES => {
+            PreconditionerKind::Auto if !gpu && nodes >= multigrid_auto_nodes(dim) => {
                 PreconditionerKind::Multigrid
             }
             PreconditionerKind::Auto => PreconditionerKind::BlockJacobi,
@@ -76,17 +88,22 @@ impl PreconditionerKind {
 
 #[cfg(test)]
 mod auto_tests {
-    use super::{PreconditionerKind as K, MULTIGRID_AUTO_NODES as N};
+    use super::{multigrid_auto_nodes, PreconditionerKind as K};
 
     #[test]
     fn auto_takes_the_vcycle_on_large_cpu_scenes_only() {
         assert_eq!(K::default(), K::Auto);
-        assert_eq!(K::Auto.resolve(N, false), K::Multigrid);
-        assert_eq!(K::Auto.resolve(N - 1, false), K::BlockJacobi);
-        assert_eq!(K::Auto.resolve(10 * N, true), K::BlockJacobi);
+        for dim in [2, 3] {
+            let n = multigrid_auto_nodes(dim);
+            assert_eq!(K::Auto.resolve(n, dim, false), K::Multigrid);
+            assert_eq!(K::Auto.resolve(n - 1, dim, false), K::BlockJacobi);
+            assert_eq!(K::Auto.resolve(10 * n, dim, true), K::BlockJacobi);
+        }
+        assert!(multigrid_auto_nodes(3) > multigrid_auto_nodes(2));
+        let n = multigrid_auto_nodes(3);
         for named in [K::BlockJacobi, K::Mas, K::Multigrid] {
-            assert_eq!(named.resolve(1, false), named);
-            assert_eq!(named.resolve(10 * N, true), named);
+            assert_eq!(named.resolve(1, 2, false), named);
+            assert_eq!(named.resolve(10 * n, 3, true), named);
         }
     }
 }

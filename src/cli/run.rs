@@ -82,7 +82,7 @@ pub struct RunArgs {
     /// preconditioner`, else auto); `mas` is the multilevel additive Schwarz
     /// preconditioner (both backends), `multigrid` its levels as a V-cycle (CPU
     /// backend), and `auto` takes `multigrid` on the CPU backend from 2,000 nodes on
-    /// and block-Jacobi otherwise.
+    /// in 2D and 30,000 in 3D, and block-Jacobi otherwise.
     #[arg(long, value_enum)]
     pub preconditioner: Option<PreconditionerKind>,
     /// Exit with status 0 even when some steps stalled (made no progress); the

@@ -104,7 +104,7 @@ fn linear_solver_label(scene: &Scene, backend: &str) -> String {
     let s = &scene.model.solver;
     let pre = s
         .preconditioner
-        .resolve(scene.model.num_nodes(), backend == "gpu");
+        .resolve(scene.model.num_nodes(), scene.model.dim, backend == "gpu");
     // Scenes resolve `auto` when they are built; name the rule Newton applies.
     let forcing = s.forcing.as_run().name();
     format!("pcg, {}, {forcing}", pre.name())

@@ -61,7 +61,10 @@ impl CpuBackend {
                 inverse_blocks: &self.preconditioner_blocks,
             };
             let kind = self.model.solver.preconditioner;
-            let vcycle = match (&mas, kind.resolve(self.model.num_nodes(), false)) {
+            let vcycle = match (
+                &mas,
+                kind.resolve(self.model.num_nodes(), self.model.dim, false),
+            ) {
                 (Some(mas), PreconditionerKind::Multigrid) => Some(VCycle {
                     mas,
                     h: self.block_matrix(),

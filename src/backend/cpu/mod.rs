@@ -133,7 +133,7 @@ impl CpuBackend {
             last_pcg: None,
             linear_solver: LinearSolver::Pcg,
             direct: None,
-            mas: match model.solver.preconditioner.resolve(n, false) {
+            mas: match model.solver.preconditioner.resolve(n, dim, false) {
                 PreconditionerKind::Mas | PreconditionerKind::Multigrid => Some(
                     crate::mas::Mas::new(&model.x0, dim, crate::mas::DEFAULT_DOMAIN),
                 ),

@@ -130,7 +130,7 @@ fn params(
 /// `solver.preconditioner = "mas"` also the multilevel preconditioner's plan.
 pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>), String> {
     check_limits(model)?;
-    let mas = match model.solver.preconditioner.resolve(model.num_nodes(), true) {
+    let mas = match model.solver.preconditioner.resolve(model.num_nodes(), model.dim, true) {
         PreconditionerKind::Mas => Some(MasPlan::new(model)?),
         PreconditionerKind::Multigrid => {
             return Err("solver.preconditioner = \"multigrid\" runs on the CPU backend only; the GPU backend has \"mas\" and \"block_jacobi\"".into())
