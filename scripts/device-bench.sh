@@ -50,14 +50,15 @@ run() {
     local bin=.devbin/springsim
     $bin devices | tee "$out/devices.txt"
     # The ladder to about a million nodes per family on the GPU, block-Jacobi and
-    # multilevel (MAS) PCG side by side; then the CPU's 1M-node square (MAS PCG with
-    # inexact Newton, every core, one timed step) for the GPU/CPU ratio. Rows print
+    # multilevel (MAS) PCG side by side; then the CPU's 1M-node square (the CPU
+    # default there: V-cycle PCG with inexact Newton, every core, one timed step) for
+    # the GPU/CPU ratio. Rows print
     # as they finish, so a timeout keeps the ones done. Worst case 250 + 150 + 60 +
     # 7 × 15 s, inside a device call's ten minutes. (At most 8 files come back.)
     timeout 250 $bin bench --backends gpu,gpu-mas --steps 5 --warmup 2 --out /tmp/bench-gpu \
         | tee "$out/bench-gpu.txt" || echo "bench ended early (status $?)" | tee -a "$out/bench-gpu.txt"
     cp /tmp/bench-gpu/bench.csv "$out/bench-gpu.csv" 2>/dev/null || true
-    timeout 150 $bin bench --backends cpu-mas --family square2d --min-nodes 1000000 \
+    timeout 150 $bin bench --backends cpu-mg --family square2d --min-nodes 1000000 \
         --forcing eisenstat_walker --steps 1 --warmup 0 --out /tmp/bench-cpu \
         | tee "$out/bench-cpu.txt" || echo "bench ended early (status $?)" | tee -a "$out/bench-cpu.txt"
     cp /tmp/bench-cpu/bench.csv "$out/bench-cpu.csv" 2>/dev/null || true

@@ -27,9 +27,13 @@ impl Mas {
         let part = &self.parts[l];
         let (m, f) = (part.m(self.domain), &part.factors);
         let len = super::dense::packed_len(m);
-        parallel::for_each_heavy_piece(v, m, |d, y| {
-            cholesky_solve(&f[d * len..(d + 1) * len], m, y)
-        });
+        let solve = |d: usize, y: &mut [f64]| cholesky_solve(&f[d * len..(d + 1) * len], m, y);
+        if f.len() < super::SERIAL_LEN {
+            // A small (coarse) level: handing it to the thread pool costs more.
+            v.chunks_mut(m).enumerate().for_each(|(d, y)| solve(d, y));
+        } else {
+            parallel::for_each_heavy_piece(v, m, solve);
+        }
     }
 
     /// Level 0's vector of the node vector `r`: by rank, fixed nodes 0.

@@ -32,6 +32,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// (coarser levels) in 2D, 48 × 48 and 96 × 96 in 3D.
 pub const DEFAULT_DOMAIN: usize = 16;
 
+/// Factor entries (f64) of a level below which its domain solves run on one thread:
+/// handing a small coarse level to the thread pool costs more than the work (10 %
+/// of a step on the 4,225-node square).
+const SERIAL_LEN: usize = 1 << 15;
+
 /// The Newton matrix H as the backends hold it: per node its block (mass, barrier,
 /// friction), per spring its projected block, both weighted, `dim × dim` row-major;
 /// `H_ii = node block + Σ spring blocks`, `H_ij = −spring block`.
