@@ -43,7 +43,7 @@ pub struct MasPlan {
     pub levels: Vec<Level>,
     /// Domains over all levels (workgroups of the factor and solve kernels).
     pub domains: u32,
-    /// `order[rank]` = node, then `rank[node]` with [`FIXED_BIT`] for fixed nodes.
+    /// `order[rank]` = node, then `rank[node]` with `FIXED_BIT` for fixed nodes.
     pub index: Vec<u32>,
     /// Reals of the domain matrices, all levels.
     pub matrix_reals: u64,
