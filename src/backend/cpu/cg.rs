@@ -1,8 +1,8 @@
 //! The backend's part of the Newton direction solve; CPU twin of
 //! `shaders/kernels/cg.wgsl`: the generic PCG of [`crate::pcg`] on the Newton
 //! matrix ([`super::newton_matvec`]) with the block-Jacobi preconditioner
-//! ([`BlockJacobi`]) from the assembly or the multilevel one ([`crate::mas`]), or the
-//! sparse direct baseline.
+//! ([`BlockJacobi`]) from the assembly, the multilevel one ([`crate::mas`]) applied
+//! additively or as a V-cycle ([`VCycle`], CPU only), or the sparse direct baseline.
 
 use super::{CpuBackend, LinearSolver};
 use crate::linear_solver::PreconditionerKind;
