@@ -14,10 +14,10 @@ pub struct BenchArgs {
     #[arg(long)]
     pub quick: bool,
     /// Backends to time, comma-separated: cpu (block-Jacobi PCG), cpu-mas (PCG with
-    /// the multilevel preconditioner), direct (sparse Cholesky on the CPU), gpu
-    /// (block-Jacobi PCG), gpu-mas (PCG with the multilevel preconditioner).
-    /// Default: all five; GPU rows then skip software adapters (lavapipe), which run
-    /// only when named here.
+    /// the additive multilevel preconditioner), cpu-mg (PCG with its V-cycle), direct
+    /// (sparse Cholesky on the CPU), gpu (block-Jacobi PCG), gpu-mas (PCG with the
+    /// additive multilevel preconditioner). Default: all six; GPU rows then skip
+    /// software adapters (lavapipe), which run only when named here.
     #[arg(long, value_name = "LIST")]
     pub backends: Option<String>,
     /// Timed steps per entry (default 20, or 5 with --quick).
