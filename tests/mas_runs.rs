@@ -201,3 +201,38 @@ fn the_vcycle_takes_a_3d_lattice_through_its_contact_where_block_jacobi_does() {
     // Measured: 3897 against 1886.
     assert!(cg_v < cg_j, "V-cycle {cg_v} vs block-Jacobi {cg_j}");
 }
+
+#[test]
+fn the_vcycle_on_the_gpu_is_refused_in_one_line_and_auto_runs_it_on_the_cpu() {
+    let dir = common::temp_dir("vcycle_gpu");
+    let out = dir.to_str().unwrap();
+    let base = ["run", "square_drop", "--steps", "2", "-q", "--out", out];
+    let o = common::springsim(
+        &[
+            &base[..],
+            &["--backend", "gpu", "--preconditioner", "multigrid"],
+        ]
+        .concat(),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("multigrid") && err.contains("CPU backend only"),
+        "{err}"
+    );
+    assert!(!dir.join("summary.json").exists(), "nothing is written");
+    let o = common::springsim(
+        &[
+            &base[..],
+            &["--backend", "auto", "--preconditioner", "multigrid"],
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["backend"], "cpu");
+    assert_eq!(s["linear_solver"], "pcg, multigrid, fixed");
+    std::fs::remove_dir_all(&dir).ok();
+}
