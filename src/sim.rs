@@ -71,16 +71,26 @@ pub struct Simulation {
     step: u64,
     /// The Newton statistics of the last step (energies of every accepted iterate).
     pub last_newton: NewtonStats,
+    /// Whether steps run on a worker of the thread pool (a CPU model large enough
+    /// for its loops to run in parallel).
+    on_pool: bool,
 }
+
+/// Coordinates (nodes × dim) from which a CPU model's steps run on the thread pool:
+/// about where its spring loops start to run in parallel. Below it handing a step
+/// over (some 20 µs) would cost more than it saves.
+const POOL_MIN_COORDS: usize = 2000;
 
 impl Simulation {
     /// Starts at the model's initial state on `backend`.
-    pub fn new(backend: Box<dyn Backend>, solver: SolverParams) -> Self {
+    pub fn new(mut backend: Box<dyn Backend>, solver: SolverParams) -> Self {
+        let on_pool = backend.name() == "cpu" && backend.positions().len() >= POOL_MIN_COORDS;
         Self {
             backend,
             solver,
             step: 0,
             last_newton: NewtonStats::default(),
+            on_pool,
         }
     }
 
@@ -94,8 +104,17 @@ impl Simulation {
         self.step
     }
 
-    /// Advances one time step.
+    /// Advances one time step (a large CPU model's on a worker of the thread pool,
+    /// [`crate::parallel::in_pool`]).
     pub fn step(&mut self) -> Result<StepRecord, NewtonError> {
+        if self.on_pool {
+            crate::parallel::in_pool(|| self.step_here())
+        } else {
+            self.step_here()
+        }
+    }
+
+    fn step_here(&mut self) -> Result<StepRecord, NewtonError> {
         let t0 = Instant::now();
         self.backend.begin_step();
         let mut stats = newton::solve(self.backend.as_mut(), &self.solver)?;

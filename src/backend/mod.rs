@@ -52,8 +52,10 @@ pub struct PreconditionerStats {
     pub memory_bytes: u64,
 }
 
-/// A simulator backend: the Newton system of the current step plus the step bookkeeping.
-pub trait Backend: NewtonSystem {
+/// A simulator backend: the Newton system of the current step plus the step bookkeeping
+/// (`Send`: a large CPU model's step runs on a worker of the thread pool,
+/// [`crate::parallel::in_pool`]).
+pub trait Backend: NewtonSystem + Send {
     /// Short name: `cpu` or `gpu`.
     fn name(&self) -> &'static str;
     /// The device it runs on, in words (adapter name, or CPU model and thread count).
