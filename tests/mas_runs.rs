@@ -28,13 +28,13 @@ fn square(preconditioner: PreconditionerKind) -> springsim::scene::Scene {
     s
 }
 
-/// Steps `scene` 40 steps (through the first contacts); returns the final positions,
-/// the CG iterations and the first step within d̂ of the ground.
-fn run(scene: &springsim::scene::Scene, label: &str) -> (Vec<f64>, u64, Option<u64>) {
+/// Steps `scene` `steps` steps, checking each makes progress; returns the final
+/// positions, the CG iterations and the first step within d̂ of the ground.
+fn run(scene: &springsim::scene::Scene, steps: u64, label: &str) -> (Vec<f64>, u64, Option<u64>) {
     let backend = CpuBackend::new(scene.model.clone());
     let mut sim = Simulation::new(Box::new(backend), scene.model.solver.clone());
     let (mut cg, mut contact) = (0, None);
-    for _ in 0..40 {
+    for _ in 0..steps {
         let r = sim.step().unwrap_or_else(|e| panic!("{label}: {e}"));
         assert_progress(&r, label);
         cg += r.cg_iterations;
@@ -45,30 +45,30 @@ fn run(scene: &springsim::scene::Scene, label: &str) -> (Vec<f64>, u64, Option<u
     (sim.backend().positions(), cg, contact)
 }
 
+/// Largest componentwise difference (m).
+fn max_diff(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max)
+}
+
 #[test]
 fn mas_ends_where_block_jacobi_ends_with_fewer_cg_iterations() {
     let jacobi = square(PreconditionerKind::BlockJacobi);
     let mas = square(PreconditionerKind::Mas);
-    let (xj, cg_j, contact_j) = run(&jacobi, "block-Jacobi");
-    let (xm, cg_m, contact_m) = run(&mas, "MAS");
+    let (xj, cg_j, contact_j) = run(&jacobi, 40, "block-Jacobi");
+    let (xm, cg_m, contact_m) = run(&mas, 40, "MAS");
     assert!(
         contact_j.is_some(),
         "the horizon includes the first contact"
     );
     assert_eq!(contact_j, contact_m, "first contact step");
-    let diff = xj
-        .iter()
-        .zip(&xm)
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0, f64::max);
+    let diff = max_diff(&xj, &xm);
     assert!(diff < 1e-6, "final positions differ by {diff} m");
-    let (xv, cg_v, contact_v) = run(&square(PreconditionerKind::Multigrid), "V-cycle");
+    let (xv, cg_v, contact_v) = run(&square(PreconditionerKind::Multigrid), 40, "V-cycle");
     assert_eq!(contact_j, contact_v, "first contact step (V-cycle)");
-    let diff_v = xj
-        .iter()
-        .zip(&xv)
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0, f64::max);
+    let diff_v = max_diff(&xj, &xv);
     assert!(
         diff_v < 1e-6,
         "V-cycle: final positions differ by {diff_v} m"
@@ -170,32 +170,14 @@ fn the_vcycle_takes_a_3d_lattice_through_its_contact_where_block_jacobi_does() {
         s.model.solver.preconditioner = pre;
         s
     };
-    let steps = |s: &springsim::scene::Scene, label: &str| {
-        let backend = CpuBackend::new(s.model.clone());
-        let mut sim = Simulation::new(Box::new(backend), s.model.solver.clone());
-        let (mut cg, mut contact) = (0, None);
-        for _ in 0..60 {
-            let r = sim.step().unwrap_or_else(|e| panic!("{label}: {e}"));
-            assert_progress(&r, label);
-            cg += r.cg_iterations;
-            if contact.is_none() && r.min_wall_distance < s.model.barrier.dhat {
-                contact = Some(r.step);
-            }
-        }
-        (sim.backend().positions(), cg, contact)
-    };
-    let (xj, cg_j, contact_j) = steps(&scene(PreconditionerKind::BlockJacobi), "block-Jacobi");
-    let (xv, cg_v, contact_v) = steps(&scene(PreconditionerKind::Multigrid), "V-cycle");
+    let (xj, cg_j, contact_j) = run(&scene(PreconditionerKind::BlockJacobi), 60, "block-Jacobi");
+    let (xv, cg_v, contact_v) = run(&scene(PreconditionerKind::Multigrid), 60, "V-cycle");
     assert!(
         contact_j.is_some(),
         "the horizon includes the first contact"
     );
     assert_eq!(contact_j, contact_v);
-    let diff = xj
-        .iter()
-        .zip(&xv)
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0, f64::max);
+    let diff = max_diff(&xj, &xv);
     assert!(diff < 1e-6, "final positions differ by {diff} m");
     eprintln!("CG iterations over 60 steps: block-Jacobi {cg_j}, V-cycle {cg_v}");
     // Measured: 3897 against 1886.

@@ -187,6 +187,20 @@ pub(super) fn vector(n: usize, seed: u64, fixed: &[bool], dim: usize) -> Vec<f64
         .collect()
 }
 
+/// Asserts that two CG solutions agree to 1e-5 of the reference's largest entry.
+pub(super) fn assert_same_solution(x: &[f64], reference: &[f64]) {
+    let err = x
+        .iter()
+        .zip(reference)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    let scale = reference.iter().map(|v| v.abs()).fold(0.0, f64::max);
+    assert!(
+        err <= 1e-5 * scale,
+        "solutions differ by {err} (scale {scale})"
+    );
+}
+
 pub(super) fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
@@ -249,16 +263,7 @@ fn cg_needs_far_fewer_iterations_than_with_block_jacobi() {
     let mut x_mas = vec![0.0; b.len()];
     let rm = pcg(&sys, &mas, &b, &mut x_mas, 1e-8, 100_000, &mut work);
     assert!(rj.converged && rm.converged, "{rj:?} {rm:?}");
-    let err = x_mas
-        .iter()
-        .zip(&x_jacobi)
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0, f64::max);
-    let scale = x_jacobi.iter().map(|v| v.abs()).fold(0.0, f64::max);
-    assert!(
-        err <= 1e-5 * scale,
-        "solutions differ by {err} (scale {scale})"
-    );
+    assert_same_solution(&x_mas, &x_jacobi);
     eprintln!(
         "CG iterations: block-Jacobi {}, MAS {}",
         rj.iterations, rm.iterations

@@ -5,7 +5,6 @@
 //! additively or as a V-cycle ([`VCycle`], CPU only), or the sparse direct baseline.
 
 use super::{CpuBackend, LinearSolver};
-use crate::linear_solver::PreconditionerKind;
 use crate::mas::{BlockMatrix, VCycle};
 use crate::pcg::{pcg, BlockJacobi, PcgResult, Preconditioner};
 
@@ -60,12 +59,8 @@ impl CpuBackend {
                 dim: self.model.dim,
                 inverse_blocks: &self.preconditioner_blocks,
             };
-            let kind = self.model.solver.preconditioner;
-            let vcycle = match (
-                &mas,
-                kind.resolve(self.model.num_nodes(), self.model.dim, false),
-            ) {
-                (Some(mas), PreconditionerKind::Multigrid) => Some(VCycle {
+            let vcycle = match &mas {
+                Some(mas) if self.vcycle => Some(VCycle {
                     mas,
                     h: self.block_matrix(),
                 }),

@@ -63,8 +63,12 @@ pub struct CpuBackend {
     last_pcg: Option<PcgResult>,
     linear_solver: LinearSolver,
     direct: Option<direct::DirectSolver>,
-    /// The multilevel preconditioner, when `solver.preconditioner = "mas"`.
+    /// The multilevel preconditioner, when `solver.preconditioner` is (or `auto`
+    /// resolves to) `mas` or `multigrid`.
     mas: Option<crate::mas::Mas>,
+    /// Whether the multilevel levels are applied as a V-cycle (`multigrid`, named or
+    /// taken by `auto`) rather than additively.
+    vcycle: bool,
     /// Seconds spent building preconditioners so far.
     preconditioner_seconds: f64,
     /// Walls (plane, then implicit) per node in the friction arrays; 0 without friction.
@@ -88,6 +92,7 @@ impl CpuBackend {
         let n = model.num_nodes();
         let ns = model.springs.len();
         let (adj_offsets, adj_springs) = model.node_springs();
+        let preconditioner = model.solver.preconditioner.resolve(n, dim, false);
         let adj_nodes = crate::mas::other_ends(&model.springs, &adj_offsets, &adj_springs);
         let h = model.solver.dt;
         let mut v = model.v0.clone();
@@ -133,7 +138,8 @@ impl CpuBackend {
             last_pcg: None,
             linear_solver: LinearSolver::Pcg,
             direct: None,
-            mas: match model.solver.preconditioner.resolve(n, dim, false) {
+            vcycle: preconditioner == PreconditionerKind::Multigrid,
+            mas: match preconditioner {
                 PreconditionerKind::Mas | PreconditionerKind::Multigrid => Some(
                     crate::mas::Mas::new(&model.x0, dim, crate::mas::DEFAULT_DOMAIN),
                 ),
