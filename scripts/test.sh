@@ -23,12 +23,14 @@ export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 chmod 700 "$XDG_RUNTIME_DIR" 2>/dev/null || true
 
 # Consumer tests read springsim's files back with numpy and meshio (and write meshes
-# with meshio for springsim to read): both from PyPI, in a venv under target/.
+# with meshio for springsim to read); tests/ipctk_reference.rs compares the contact
+# distances, gradients, barrier and CCD with ipc-toolkit's Python bindings (ipctk):
+# all from PyPI, in a venv under target/.
 PYENV="$PWD/target/pyenv"
-if ! "$PYENV/bin/python" -c 'import numpy, meshio' 2>/dev/null; then
-    echo "scripts/test.sh: installing numpy and meshio into $PYENV" >&2
+if ! "$PYENV/bin/python" -c 'import numpy, meshio, ipctk' 2>/dev/null; then
+    echo "scripts/test.sh: installing numpy, meshio and ipctk into $PYENV" >&2
     python3 -m venv "$PYENV"
-    "$PYENV/bin/python" -m pip install -q --disable-pip-version-check numpy meshio
+    "$PYENV/bin/python" -m pip install -q --disable-pip-version-check numpy meshio ipctk==1.6.1
 fi
 export SPRINGSIM_PYTHON="$PYENV/bin/python"
 

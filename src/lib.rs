@@ -9,6 +9,7 @@
 pub mod backend;
 pub mod bench;
 pub mod cli;
+pub mod collision;
 pub mod compare;
 pub mod contact;
 pub mod energy;

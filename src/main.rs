@@ -33,6 +33,9 @@ enum Command {
     Plot(springsim::run::plots::PlotArgs),
     /// Turn a run's trajectory.csv into animation.gif and PNG stills (walls, springs, balls).
     Render(springsim::render::RenderArgs),
+    /// Verify that a finished run (with --trajectory) was intersection-free: the exact
+    /// intersection checker on every stored state; exit 1 if any two primitives cross.
+    Check(springsim::cli::check::CheckArgs),
     /// Time a fixed ladder of scenes (25 nodes to ~1M) on the CPU (PCG and direct)
     /// and GPU backends; prints a table and writes bench.csv and bench.json.
     Bench(springsim::bench::cli::BenchArgs),
@@ -89,6 +92,7 @@ fn main() -> ExitCode {
         Command::Restitution(args) => springsim::restitution::cli::main(args),
         Command::Plot(args) => springsim::run::plots::main(args),
         Command::Render(args) => springsim::render::main(args),
+        Command::Check(args) => springsim::cli::check::main(args),
         Command::Bench(args) => springsim::bench::cli::main(args),
         Command::Soak(args) => springsim::soak::main(args),
         Command::Sweep(args) => springsim::sweep::main(*args),

@@ -210,6 +210,10 @@ pub struct Model {
     /// Tetrahedra (node indices) of 3D volume bodies that have them (imported
     /// meshes), for output cells only.
     pub tetrahedra: Vec<[u32; 4]>,
+    /// The primitives through which bodies touch each other and themselves.
+    pub collision: crate::collision::CollisionMesh,
+    /// Whether and how they do (`contact.self_contact`, `contact.self_friction`).
+    pub self_contact: crate::collision::SelfContactParams,
 }
 
 impl Model {

@@ -80,6 +80,26 @@ where
         .reduce(|| f64::INFINITY, f64::min)
 }
 
+/// Items per parallel task of [`map`], whose items are heavier than a node's loop
+/// (a contact pair's distance and derivatives).
+pub const MAP_CHUNK: usize = 256;
+
+/// `[f(0), …, f(n − 1)]` in order, computed in parallel from `2 MAP_CHUNK` items on.
+pub fn map<T, F>(n: usize, f: F) -> Vec<T>
+where
+    T: Send,
+    F: Fn(usize) -> T + Sync + Send,
+{
+    if n < 2 * MAP_CHUNK {
+        return (0..n).map(f).collect();
+    }
+    (0..n)
+        .into_par_iter()
+        .with_min_len(MAP_CHUNK)
+        .map(f)
+        .collect()
+}
+
 /// Dot product `aᵀb` in the fixed chunk order.
 pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     sum(a.len(), |i| a[i] * b[i])

@@ -51,6 +51,11 @@ pub struct StepRecord {
     pub total: f64,
     /// Smallest distance of any node to any wall (m).
     pub min_wall_distance: f64,
+    /// Contact pairs between collision primitives within d̂ at the end of the step.
+    pub contact_pairs: u64,
+    /// Smallest distance between two collision primitives near each other (m; `+∞`
+    /// where none is within d̂).
+    pub min_pair_distance: f64,
     /// Friction contacts sticking at the end of the step (tangential slip < ε_v h).
     pub sticking: u64,
     /// Friction contacts sliding at the end of the step (tangential slip ≥ ε_v h).
@@ -175,6 +180,8 @@ impl Simulation {
             barrier: diag.barrier,
             total,
             min_wall_distance: diag.min_wall_distance,
+            contact_pairs: diag.contact_pairs,
+            min_pair_distance: diag.min_pair_distance,
             sticking: diag.sticking,
             sliding: diag.sliding,
             friction_dissipation: diag.dissipation,

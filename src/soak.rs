@@ -96,7 +96,14 @@ fn backend_for(name: &str, scene: &Scene) -> Result<Box<dyn Backend>, String> {
         "cpu" => Ok(Box::new(
             CpuBackend::new(scene.model.clone()).with_linear_solver(scene.linear_solver),
         )),
-        _ => GpuBackend::new(scene.model.clone()).map(|g| Box::new(g) as Box<dyn Backend>),
+        // Only scenes whose CPU run formed no contact pair reach here: the GPU runs
+        // them without self-contact, and the run's intersection checker (which the
+        // scene keeps on) verifies that nothing crossed.
+        _ => {
+            let mut m = scene.model.clone();
+            m.self_contact.enabled = false;
+            GpuBackend::new(m).map(|g| Box::new(g) as Box<dyn Backend>)
+        }
     }
 }
 
@@ -166,6 +173,9 @@ fn soak(args: &SoakArgs) -> Result<bool, String> {
     let mut rows = Vec::new();
     let mut devices: Vec<(&'static str, String)> = Vec::new();
     for sc in &scenes {
+        // Contact pairs the CPU run of this scene found: the GPU has no contact
+        // between bodies yet, so it runs only scenes where none ever formed.
+        let mut cpu_pairs = None;
         for &b in &backends {
             if crate::interrupt::requested() {
                 break;
@@ -179,6 +189,13 @@ fn soak(args: &SoakArgs) -> Result<bool, String> {
                 Some("nonsmooth contact runs on the CPU only".to_string())
             } else if nodes > limit {
                 Some(format!("{nodes} nodes > --max-nodes {b}={limit}"))
+            } else if b == "gpu" && cpu_pairs.is_some_and(|p: u64| p > 0) {
+                Some(format!(
+                    "contact between bodies ({} pairs on the CPU) runs on the CPU only",
+                    cpu_pairs.unwrap_or(0)
+                ))
+            } else if b == "gpu" && cpu_pairs.is_none() && self_contact_watched(sc) {
+                Some("contact between bodies runs on the CPU only (no CPU row to show it never formed)".into())
             } else {
                 None
             };
@@ -192,6 +209,9 @@ fn soak(args: &SoakArgs) -> Result<bool, String> {
                 },
                 None => run_one(sc, b, args)?,
             };
+            if let (Some(s), "cpu") = (&row.summary, b) {
+                cpu_pairs = Some(s.max_contact_pairs);
+            }
             if let Some(s) = &row.summary {
                 if !devices.iter().any(|(n, _)| *n == b) {
                     devices.push((b, s.device.clone()));
@@ -225,6 +245,11 @@ fn soak(args: &SoakArgs) -> Result<bool, String> {
     }
     crate::output::write_atomically(&args.out.join("soak.md"), md.as_bytes())?;
     Ok(rows.iter().all(Row::ok))
+}
+
+/// Whether `sc` watches contact between and within bodies (and has primitives to).
+fn self_contact_watched(sc: &Scene) -> bool {
+    crate::backend::gpu::self_contact_refusal(&sc.model).is_some()
 }
 
 fn run_one(sc: &Scene, b: &'static str, args: &SoakArgs) -> Result<Row, String> {

@@ -146,6 +146,8 @@ fn compare_takes_overrides_too() {
         "compare",
         "square_drop",
         "--set",
+        "contact.self_contact=false",
+        "--set",
         "bodies[0].cells=[2, 2]",
         "--steps",
         "5",

@@ -223,6 +223,8 @@ fn springsim_run_takes_mas_on_the_gpu() {
         "square_drop",
         "--backend",
         "gpu",
+        "--set",
+        "contact.self_contact=false",
         "--preconditioner",
         "mas",
         "--steps",

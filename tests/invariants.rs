@@ -7,27 +7,12 @@ use springsim::backend::cpu::CpuBackend;
 use springsim::scene::{self, Scene};
 use springsim::sim::{Simulation, StepRecord};
 
-/// Runs `steps` steps, checking the invariants after every one; returns the records.
+/// Runs `steps` steps, checking the invariants after every one (those of
+/// `common::self_contact::run_checked`, intersection-free included, and every node
+/// strictly inside every plane wall); returns the records and the final velocities.
 fn run_checked(scene: &Scene, steps: u64) -> (Vec<StepRecord>, Vec<f64>) {
-    let model = scene.model.clone();
-    let mut sim = Simulation::new(
-        Box::new(CpuBackend::new(model.clone())),
-        model.solver.clone(),
-    );
-    let mut records = Vec::new();
-    for _ in 0..steps {
-        let rec = sim.step().unwrap_or_else(|e| panic!("{}: {e}", scene.name));
-        common::assert_energy_never_rises(
-            &sim.last_newton,
-            &format!("{} step {}", scene.name, rec.step),
-        );
-        let x = sim.backend().positions();
-        assert!(
-            x.iter().all(|v| v.is_finite()),
-            "{} step {}: NaN",
-            scene.name,
-            rec.step
-        );
+    let model = &scene.model;
+    let (records, _, v) = common::self_contact::run_checked_each(scene, steps, true, |rec, x| {
         for (wi, w) in model.walls.iter().enumerate() {
             for (i, p) in x.chunks(model.dim).enumerate() {
                 assert!(
@@ -39,13 +24,8 @@ fn run_checked(scene: &Scene, steps: u64) -> (Vec<StepRecord>, Vec<f64>) {
             }
         }
         assert!(rec.min_wall_distance > 0.0);
-        assert!(
-            rec.alpha_min <= rec.ccd_alpha_min + 1e-15,
-            "step longer than the CCD bound"
-        );
-        records.push(rec);
-    }
-    (records, sim.backend().velocities())
+    });
+    (records, v)
 }
 
 #[test]

@@ -244,9 +244,11 @@ fn triangle_and_tetrahedron_cells_reach_vtu_and_ply() {
     let x: Vec<f64> = model.x0.iter().map(|c| c + 0.25).collect();
     let v = vec![0.5; x.len()];
     let wd = wall_distances(&model, &x);
+    let pd = vec![f64::INFINITY; model.num_nodes()];
     let point = PointData {
         velocity: &v,
         wall_distance: &wd,
+        pair_distance: &pd,
     };
     write_vtu_frame(&dir.join("f.vtu"), &model, &x, &point).unwrap();
     write_ply_frame(&dir.join("f.ply"), &model, &x, 0.0).unwrap();

@@ -12,6 +12,8 @@ fn gpu_variants_run_one_at_a_time_on_the_device() {
             "square_drop",
             "--vary",
             "contact.kappa=1e4,1e5",
+            "--set",
+            "contact.self_contact=false",
             "--backend",
             "gpu",
             "--steps",

@@ -19,10 +19,15 @@ pub struct Diagnostics {
     pub gravity: f64,
     /// Spring energy (J).
     pub elastic: f64,
-    /// Barrier energy, without the h² factor (J).
+    /// Barrier energy (walls and contact pairs), without the h² factor (J).
     pub barrier: f64,
     /// Smallest signed distance of any node to any wall (m); `+∞` without walls.
     pub min_wall_distance: f64,
+    /// Contact pairs between collision primitives within d̂ (active barriers).
+    pub contact_pairs: u64,
+    /// Smallest distance between two collision primitives that may collide, among
+    /// the pairs the broad phase finds within d̂ (m); `+∞` where none is.
+    pub min_pair_distance: f64,
     /// Friction contacts (node–wall pairs with lagged λ > 0) whose tangential
     /// displacement over the last step was below ε_v h.
     pub sticking: u64,
@@ -50,6 +55,27 @@ pub struct PreconditionerStats {
     pub setup_seconds: f64,
     /// Bytes it holds beyond the Newton node blocks.
     pub memory_bytes: u64,
+}
+
+/// What contact between and within bodies has cost so far (zero where it is off).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+pub struct ContactStats {
+    /// Seconds in the broad phase (static and swept).
+    pub broad_phase_seconds: f64,
+    /// Seconds evaluating pairs: distances, barrier and friction terms, energies.
+    pub pair_seconds: f64,
+    /// Seconds in the pairs' continuous collision detection.
+    pub ccd_seconds: f64,
+    /// Broad phases run.
+    pub broad_phases: u64,
+    /// Candidate pairs found, summed over the broad phases.
+    pub candidate_pairs: u64,
+    /// Active pairs (d < d̂) assembled, summed over the Newton iterations.
+    pub active_pairs: u64,
+    /// Newton assemblies (Newton iterations, plus recomputed directions).
+    pub assemblies: u64,
+    /// Pairs excluded for good as mesh neighbours below the contact scale.
+    pub excluded_pairs: u64,
 }
 
 /// A simulator backend: the Newton system of the current step plus the step bookkeeping
@@ -80,6 +106,10 @@ pub trait Backend: NewtonSystem + Send {
     /// assembly, as block-Jacobi is).
     fn preconditioner_stats(&self) -> PreconditionerStats {
         PreconditionerStats::default()
+    }
+    /// What contact between and within bodies has cost so far.
+    fn contact_stats(&self) -> ContactStats {
+        ContactStats::default()
     }
     /// Host–device traffic so far (zero for backends without a device).
     fn counters(&self) -> DeviceCounters {

@@ -61,6 +61,9 @@ pub struct BlockMatrix<'a> {
     pub fixed: &'a [bool],
     /// Node positions (m), `nodes × dim`: where the coarse rigid motions pivot.
     pub x: &'a [f64],
+    /// The contact pairs' couplings between distinct nodes (their diagonal
+    /// sub-blocks are in `node_blocks`); the multilevel levels leave them out.
+    pub pairs: &'a crate::collision::PairBlocks,
 }
 
 /// For each entry of a node → springs adjacency, the spring's other end.

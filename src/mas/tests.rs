@@ -116,6 +116,7 @@ impl System {
             adj_nodes: &self.adj_nodes,
             fixed: &self.fixed,
             x: &self.x,
+            pairs: &crate::collision::blocks::NO_PAIRS,
         }
     }
 

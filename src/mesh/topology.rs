@@ -198,6 +198,21 @@ pub fn boundary(mesh: &Mesh, kind: Kind, dim: usize) -> (f64, Vec<bool>, Vec<[u3
     }
 }
 
+/// The boundary edges of a 2D triangle mesh (those used by one triangle), each
+/// oriented as its triangle lists it, sorted.
+pub fn boundary_edges(mesh: &Mesh) -> Vec<[u32; 2]> {
+    let mut count: HashMap<[u32; 2], (usize, [u32; 2])> = HashMap::new();
+    for t in &mesh.triangles {
+        for k in 0..3 {
+            let (a, b) = (t[k], t[(k + 1) % 3]);
+            count.entry([a.min(b), a.max(b)]).or_insert((0, [a, b])).0 += 1;
+        }
+    }
+    let mut out: Vec<[u32; 2]> = count.values().filter(|c| c.0 == 1).map(|c| c.1).collect();
+    out.sort_unstable();
+    out
+}
+
 /// Each node's share of the body's measure: every element's measure split evenly
 /// over its vertices (lumped mass = density × share).
 pub fn node_shares(mesh: &Mesh, kind: Kind) -> Vec<f64> {

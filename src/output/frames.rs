@@ -56,16 +56,38 @@ pub struct FrameWriter {
     dir: PathBuf,
     format: FrameFormat,
     pvd: Option<PvdCollection>,
+    /// The model's rest neighbours (pairs never in contact), found at the first frame.
+    excluded: Option<Vec<crate::collision::Pair>>,
 }
 
 impl FrameWriter {
+    /// Each node's smallest distance to a primitive it may touch within d̂ (m; +∞
+    /// elsewhere, and everywhere without self-contact).
+    fn pair_distances(&mut self, model: &Model, x: &[f64]) -> Vec<f64> {
+        use crate::collision::pairs::{node_pair_distances, rest_neighbours};
+        let (mesh, dhat) = (&model.collision, model.barrier.dhat);
+        if !model.self_contact.enabled || mesh.is_empty() {
+            return vec![f64::INFINITY; model.num_nodes()];
+        }
+        let reach = crate::collision::REST_EXCLUSION * dhat;
+        let excluded = self
+            .excluded
+            .get_or_insert_with(|| rest_neighbours(mesh, &model.x0, reach));
+        node_pair_distances(mesh, x, dhat, excluded)
+    }
+
     /// Creates `out_dir/frames` for frames in `format`.
     pub fn create(out_dir: &Path, format: FrameFormat) -> Result<Self, String> {
         let dir = out_dir.join("frames");
         std::fs::create_dir_all(&dir).map_err(|e| super::io_error(&dir, e))?;
         let pvd =
             (format == FrameFormat::Vtu).then(|| PvdCollection::new(out_dir.join("frames.pvd")));
-        Ok(Self { dir, format, pvd })
+        Ok(Self {
+            dir,
+            format,
+            pvd,
+            excluded: None,
+        })
     }
 
     /// The frames' format.
@@ -99,9 +121,11 @@ impl FrameWriter {
                     }
                 };
                 let wall_distance = wall_distances(model, x);
+                let pair_distance = self.pair_distances(model, x);
                 let point = PointData {
                     velocity,
                     wall_distance: &wall_distance,
+                    pair_distance: &pair_distance,
                 };
                 write_vtu_frame(&path, model, x, &point)?;
                 match &mut self.pvd {

@@ -55,6 +55,8 @@ pub const STEP_COLUMNS: &[&str] = &[
     "barrier",
     "total",
     "min_wall_distance",
+    "contact_pairs",
+    "min_pair_distance",
     "sticking",
     "sliding",
     "friction_dissipation",
@@ -98,7 +100,7 @@ impl StepRow for StepRecord {
     fn csv_row(&self) -> String {
         let r = self;
         format!(
-            "{},{:?},{},{},{},{:?},{:?},{:?},{},{},{},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{},{},{:?},{:?},{:.4}",
+            "{},{:?},{},{},{},{:?},{:?},{:?},{},{},{},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{},{:?},{},{},{:?},{:?},{:.4}",
             r.step,
             r.time,
             r.newton_iterations,
@@ -119,6 +121,8 @@ impl StepRow for StepRecord {
             r.barrier,
             r.total,
             r.min_wall_distance,
+            r.contact_pairs,
+            r.min_pair_distance,
             r.sticking,
             r.sliding,
             r.friction_dissipation,

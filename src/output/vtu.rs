@@ -6,7 +6,9 @@
 //! components, m/s, Float64), `body` (Int32, the index of the node's body in the
 //! scene's order, −1 for none), `fixed` (UInt8, 1 for a pinned node) and
 //! `wall_distance` (Float64, m: the smallest distance measure to any wall, plane or
-//! implicit; +inf when the scene has no walls). Cells: every spring as a VTK_LINE
+//! implicit; +inf when the scene has no walls) and `pair_distance` (Float64, m: the
+//! node's smallest distance to a collision primitive it may touch, among those within
+//! d̂; +inf elsewhere or without self-contact). Cells: every spring as a VTK_LINE
 //! (3), then the model's triangles as VTK_TRIANGLE (5) and tetrahedra as VTK_TETRA
 //! (10); connectivity and offsets are Int32 (Int64 when an index would not fit).
 
@@ -28,6 +30,8 @@ pub struct PointData<'a> {
     pub velocity: &'a [f64],
     /// The smallest distance measure of each node to any wall (m).
     pub wall_distance: &'a [f64],
+    /// Each node's smallest distance to a primitive it may touch within d̂ (m).
+    pub pair_distance: &'a [f64],
 }
 
 /// Each node's body index (−1 for a node of no body).
@@ -154,6 +158,12 @@ pub fn write_vtu_frame(
         "wall_distance",
         1,
         f64_bytes(point.wall_distance),
+    );
+    a.array(
+        "Float64",
+        "pair_distance",
+        1,
+        f64_bytes(point.pair_distance),
     );
     a.xml.push_str("      </PointData>\n      <Points>\n");
     a.array("Float64", "", 3, f64_bytes(&xyz(x, dim)));

@@ -8,7 +8,7 @@
 
 mod draw;
 pub mod gif;
-mod trajectory;
+pub mod trajectory;
 
 use crate::scene::{self, Scene};
 use draw::{draw, fit_view, indices, palette, wall_mask};

@@ -43,12 +43,15 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
         Ok(())
     };
     outputs(&mut sim, 0)?;
-    let d0 = sim.backend().diagnostics().min_wall_distance;
+    let diag0 = sim.backend().diagnostics();
     let (backend_name, device) = (sim.backend().name().into(), sim.backend().device());
     let mut file = SummaryFile::start(
         &opts.out_dir,
-        Summary::start(scene, backend_name, device, d0),
+        Summary::start(scene, backend_name, device, diag0.min_wall_distance),
     )?;
+    file.summary
+        .record_pairs(0, diag0.contact_pairs, diag0.min_pair_distance);
+    let check_crossings = file.summary.self_contact;
     let bar = opts.progress.then(|| progress_bar(opts.steps));
     let mut stepping = 0.0;
     let mut failure = None;
@@ -71,6 +74,22 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
         accumulate(summary, &rec, model.barrier.dhat);
         steps_csv.write(&rec)?;
         outputs(&mut sim, rec.step)?;
+        if check_crossings {
+            // "completed" means nothing passed through anything: verified, not assumed.
+            let x = sim.backend().positions();
+            if let Some(c) = crate::collision::check::intersections(&model.collision, &x)
+                .into_iter()
+                .next()
+            {
+                failure = Some(format!(
+                    "step {}: the intersection checker found {} (nodes {:?}) crossing {} (nodes {:?})",
+                    rec.step, c.0.kind, c.0.nodes, c.1.kind, c.1.nodes
+                ));
+                break;
+            }
+            file.summary.intersection_checked_steps += 1;
+        }
+        let summary = &mut file.summary;
         if let Some(b) = &bar {
             b.set_message(format!(
                 "{:.2} ms/step, {} Newton its{}",
@@ -113,6 +132,7 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
     file.summary.device_submissions = c.submissions;
     file.summary.device_readbacks = c.readbacks;
     file.summary.device_memory_bytes = c.memory_bytes;
+    file.summary.contact_costs = sim.backend().contact_stats();
     let end = FinalState {
         dim,
         x: &x,
@@ -140,4 +160,5 @@ fn accumulate(s: &mut Summary, r: &StepRecord, dhat: f64) {
         }
     }
     s.record_distance(r.step, r.min_wall_distance, r.min_wall_distance < dhat);
+    s.record_pairs(r.step, r.contact_pairs, r.min_pair_distance);
 }

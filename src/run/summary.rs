@@ -90,6 +90,23 @@ pub struct Summary {
     pub device_readbacks: u64,
     /// Device memory held by the scene's buffers (bytes; 0 on the CPU).
     pub device_memory_bytes: u64,
+    /// Whether bodies collide with each other and themselves (`contact.self_contact`,
+    /// with collision primitives to watch).
+    pub self_contact: bool,
+    /// Most contact pairs (primitives within d̂) at the end of any step.
+    pub max_contact_pairs: u64,
+    /// Smallest distance between two primitives near each other over the run,
+    /// initial state included (m; `null` where the broad phase never found a pair).
+    pub min_pair_distance: Option<f64>,
+    /// Step of that smallest distance (0 = initial state).
+    pub min_pair_distance_step: u64,
+    /// First step that ended with a contact pair.
+    pub first_pair_contact_step: Option<u64>,
+    /// What contact between and within bodies cost over the run (seconds, counts).
+    pub contact_costs: crate::backend::ContactStats,
+    /// Steps after which the exact intersection checker ran (every step of a run with
+    /// self-contact): it found no two primitives crossing, or the run failed.
+    pub intersection_checked_steps: u64,
 }
 
 /// The direction solver `scene` runs with on `backend` (`cpu`, `gpu`), for
@@ -151,6 +168,26 @@ impl Summary {
             device_submissions: 0,
             device_readbacks: 0,
             device_memory_bytes: 0,
+            self_contact: model.self_contact.enabled && !model.collision.is_empty(),
+            max_contact_pairs: 0,
+            min_pair_distance: None,
+            min_pair_distance_step: 0,
+            first_pair_contact_step: None,
+            intersection_checked_steps: 0,
+            contact_costs: Default::default(),
+        }
+    }
+
+    /// Takes in the contact pairs `pairs` and the smallest pair distance `distance`
+    /// (m) at the end of `step`.
+    pub fn record_pairs(&mut self, step: u64, pairs: u64, distance: f64) {
+        self.max_contact_pairs = self.max_contact_pairs.max(pairs);
+        if distance.is_finite() && self.min_pair_distance.is_none_or(|d| distance < d) {
+            self.min_pair_distance = Some(distance);
+            self.min_pair_distance_step = step;
+        }
+        if self.first_pair_contact_step.is_none() && pairs > 0 {
+            self.first_pair_contact_step = Some(step);
         }
     }
 

@@ -108,6 +108,7 @@ impl Builder<'_> {
         model
             .bodies
             .push(body_info(b, bi, first, count as usize, 0));
+        self.add_collision_body(model, bi, b, count as usize, Default::default())?;
         Ok(())
     }
 }

@@ -221,6 +221,8 @@ impl Builder<'_> {
             bodies: vec![],
             triangles: vec![],
             tetrahedra: vec![],
+            collision: crate::collision::CollisionMesh::new(dim),
+            self_contact: self.self_contact_params(&raw.contact, nonsmooth.is_some())?,
         };
         for (bi, body) in raw.bodies.iter().enumerate() {
             let first = model.num_nodes();
@@ -231,6 +233,7 @@ impl Builder<'_> {
         let forcing = raw.solver.forcing.unwrap_or(crate::model::Forcing::Auto);
         model.solver.forcing = forcing.resolve(model.num_nodes());
         self.check_implicit_start(&model)?;
+        self.check_self_contact_start(&model)?;
         if model.num_nodes() > u32::MAX as usize / 4 {
             return Err(self.err(
                 "bodies",

@@ -83,6 +83,10 @@ pub struct ContactSection {
     pub restitution: Option<f64>,
     /// Friction: velocity ε_v (m/s) below which friction is static; default 1e-3.
     pub friction_eps_v: Option<f64>,
+    /// Contact between and within bodies (IPC self-contact); default true.
+    pub self_contact: Option<bool>,
+    /// Friction coefficient μ ≥ 0 of contacts between bodies' primitives; default 0.
+    pub self_friction: Option<f64>,
 }
 
 /// How contact with walls is modelled.
@@ -218,6 +222,9 @@ pub struct BodySection {
     /// Cloth only: add skip-one bending springs.
     #[serde(default)]
     pub bending: bool,
+    /// What the body collides with: `all` (default: other bodies and itself),
+    /// `others` (never itself) or `walls` (walls only). Particles: walls only.
+    pub collide: Option<crate::collision::Collide>,
     /// Particles only: how many balls to draw at random (needs `seed`); default 1.
     pub count: Option<u64>,
     /// Particles only: seed of the random positions and velocities.

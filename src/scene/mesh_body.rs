@@ -5,6 +5,8 @@
 use super::builder::body_info;
 use super::format::{fmt_num, BodySection, Generator};
 use super::{generators, memory, Builder, SceneError};
+use crate::collision::mesh::{cloth_triangles, grid_boundary, lattice_boundary};
+use crate::collision::BodyShape;
 use crate::model::{Model, Spring};
 
 impl Builder<'_> {
@@ -198,6 +200,20 @@ impl Builder<'_> {
         model
             .bodies
             .push(body_info(b, bi, first, n, mesh.springs.len()));
-        Ok(())
+        let shape = match b.generator {
+            Generator::Grid => BodyShape {
+                segments: grid_boundary(0, cells[0], cells[1]),
+                triangles: vec![],
+            },
+            Generator::Lattice => BodyShape {
+                segments: vec![],
+                triangles: lattice_boundary(0, [cells[0], cells[1], cells[2]]),
+            },
+            _ => BodyShape {
+                segments: vec![],
+                triangles: cloth_triangles(0, [cells[0], cells[1]]),
+            },
+        };
+        self.add_collision_body(model, bi, b, n, shape)
     }
 }

@@ -249,6 +249,20 @@ impl Builder<'_> {
             .tetrahedra
             .extend(placed.tetrahedra.iter().map(|t| t.map(|i| i + off)));
         model.bodies.push(body_info(b, bi, first, n, springs.len()));
-        Ok(())
+        let shape = match (kind, dim) {
+            (Kind::Lines, _) => crate::collision::BodyShape {
+                segments: placed.lines.clone(),
+                triangles: vec![],
+            },
+            (Kind::Triangles, 2) => crate::collision::BodyShape {
+                segments: topology::boundary_edges(&placed),
+                triangles: vec![],
+            },
+            _ => crate::collision::BodyShape {
+                segments: vec![],
+                triangles: surface,
+            },
+        };
+        self.add_collision_body(model, bi, b, n, shape)
     }
 }

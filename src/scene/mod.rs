@@ -17,6 +17,7 @@ pub mod overrides;
 mod particles;
 pub mod resolved;
 mod select;
+mod self_contact;
 mod walls;
 
 use crate::model::Model;
@@ -93,6 +94,18 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenes/obj_cloth_drape.toml"),
     ),
     ("disk_drop", include_str!("../../scenes/disk_drop.toml")),
+    ("two_squares", include_str!("../../scenes/two_squares.toml")),
+    ("tet_stack", include_str!("../../scenes/tet_stack.toml")),
+    ("cloth_pile", include_str!("../../scenes/cloth_pile.toml")),
+    (
+        "cloth_on_sphere",
+        include_str!("../../scenes/cloth_on_sphere.toml"),
+    ),
+    ("rope_pile", include_str!("../../scenes/rope_pile.toml")),
+    (
+        "ropes_parallel",
+        include_str!("../../scenes/ropes_parallel.toml"),
+    ),
 ];
 
 /// Meshes shipped inside the binary (also in `scenes/meshes/`), by their path
@@ -109,6 +122,10 @@ pub const BUNDLED_MESHES: &[(&str, &[u8])] = &[
     (
         "meshes/cloth.obj",
         include_bytes!("../../scenes/meshes/cloth.obj"),
+    ),
+    (
+        "meshes/rope.obj",
+        include_bytes!("../../scenes/meshes/rope.obj"),
     ),
 ];
 

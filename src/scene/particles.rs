@@ -192,6 +192,6 @@ impl Builder<'_> {
         model.contact_area.push(area);
         model.fixed.push(fixed);
         model.bodies.push(body_info(b, bi, first, 1, 0));
-        Ok(())
+        self.add_collision_body(model, bi, b, 1, Default::default())
     }
 }

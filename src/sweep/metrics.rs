@@ -51,6 +51,11 @@ pub const SUMMARY_FIELDS: &[&str] = &[
     "device_submissions",
     "device_readbacks",
     "device_memory_bytes",
+    "max_contact_pairs",
+    "min_pair_distance",
+    "min_pair_distance_step",
+    "first_pair_contact_step",
+    "intersection_checked_steps",
 ];
 
 /// Figures derived from a run's files rather than read from one field.

@@ -3,6 +3,7 @@
 
 pub mod bad_scene;
 pub mod implicit;
+pub mod self_contact;
 
 use springsim::scene::{self, Scene};
 
@@ -178,15 +179,20 @@ pub fn random_model(n: usize, dim: usize, barrier: &str, seed: u64) -> springsim
         }],
         triangles: vec![],
         tetrahedra: vec![],
+        collision: springsim::collision::CollisionMesh::new(dim),
+        self_contact: Default::default(),
     }
 }
 
 /// Opens the GPU backend, or: panics when `CI` is set (GPU tests never skip in CI),
 /// else prints why and returns `None` so the caller skips.
 pub fn gpu_backend(
-    model: springsim::model::Model,
+    mut model: springsim::model::Model,
     opts: springsim::backend::gpu::GpuOptions,
 ) -> Option<springsim::backend::gpu::GpuBackend> {
+    // The GPU has no contact between bodies yet and refuses scenes that ask for it;
+    // its tests compare wall contact (tests/self_contact_scenes.rs covers the rest).
+    model.self_contact.enabled = false;
     match springsim::backend::gpu::GpuBackend::with_options(model, opts) {
         Ok(g) => {
             eprintln!("GPU adapter: {}", g.adapter());
@@ -260,12 +266,15 @@ pub fn assert_progress(rec: &springsim::sim::StepRecord, label: &str) {
 /// and on the GPU no NaN, accepted Newton iterates never raise E, every node strictly
 /// inside every plane and implicit wall. Returns the largest distance
 /// between a node's CPU and GPU positions (m), or `None` when there is no GPU (see
-/// [`gpu_backend`]).
+/// [`gpu_backend`]). Both run without contact between bodies (the GPU has none yet);
+/// `tests/self_contact_scenes.rs` shows that the single-body scenes compared here
+/// take the same steps with it on.
 pub fn gpu_follows_cpu(name: &str, scene: Scene, steps: u64) -> Option<f64> {
     use springsim::backend::cpu::CpuBackend;
     use springsim::compare::node_differences;
     use springsim::sim::Simulation;
-    let model = scene.model;
+    let mut model = scene.model;
+    model.self_contact.enabled = false;
     let gpu = gpu_backend(model.clone(), Default::default())?;
     let mut cpu = Simulation::new(
         Box::new(CpuBackend::new(model.clone())),

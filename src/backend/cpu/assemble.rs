@@ -66,6 +66,7 @@ impl CpuBackend {
     pub(super) fn assemble(&mut self) {
         self.spring_pass(true);
         self.node_terms();
+        self.assemble_self_contact();
         self.assemble_preconditioner();
     }
 

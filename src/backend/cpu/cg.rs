@@ -89,6 +89,7 @@ impl CpuBackend {
             adj_nodes: &self.adj_nodes,
             fixed: &self.model.fixed,
             x: &self.x,
+            pairs: &self.contact.blocks,
         }
     }
 }

@@ -1,8 +1,9 @@
 //! The sparse direct baseline of the CPU backend (`--linear-solver direct`): the
 //! PSD-projected Newton matrix assembled as a sparse matrix (lower triangle) and
 //! factored by `faer`'s sparse Cholesky. The symbolic analysis (fill-reducing
-//! ordering and the factor's pattern) is done once per scene, since the pattern
-//! is fixed by the springs; each Newton iteration refactors the values.
+//! ordering and the factor's pattern) is done once per pattern: the springs fix
+//! most of it, the contact pairs' couplings add to it, so it is redone only when the
+//! pairs' node sets change; each Newton iteration refactors the values.
 
 use super::CpuBackend;
 use crate::pcg::PcgResult;
@@ -17,6 +18,8 @@ pub(super) struct DirectSolver {
     argsort: Argsort<usize>,
     llt: SymbolicLlt<usize>,
     values: Vec<f64>,
+    /// The contact pairs' node sets the pattern was built with.
+    pair_key: Vec<[u32; 4]>,
 }
 
 impl CpuBackend {
@@ -64,12 +67,53 @@ impl CpuBackend {
                 }
             }
         }
+        // The contact pairs' couplings between distinct nodes (their diagonal
+        // sub-blocks are in the node blocks).
+        let pb = &self.contact.blocks;
+        for p in 0..pb.len() {
+            let k = pb.count[p] as usize;
+            let (b, n) = (pb.block(p), k * dim);
+            for l in 0..k {
+                for mm in 0..k {
+                    let (i, j) = (pb.nodes[p][l] as usize, pb.nodes[p][mm] as usize);
+                    if i <= j {
+                        continue;
+                    }
+                    let zero = m.fixed[i] || m.fixed[j];
+                    for r in 0..dim {
+                        for c in 0..dim {
+                            let v = if zero {
+                                0.0
+                            } else {
+                                b[(l * dim + r) * n + mm * dim + c]
+                            };
+                            f(i * dim + r, j * dim + c, v);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Solves `H p = −∇E` by sparse Cholesky at the current iterate (after
     /// [`CpuBackend::assemble`]); `None` when the factorisation fails.
     pub(super) fn solve_direct(&mut self) -> Option<PcgResult> {
         let n = self.r.len();
+        let key: Vec<[u32; 4]> = {
+            let pb = &self.contact.blocks;
+            (0..pb.len())
+                .map(|p| {
+                    let mut k = pb.nodes[p];
+                    k[pb.count[p] as usize..]
+                        .iter_mut()
+                        .for_each(|c| *c = u32::MAX);
+                    k
+                })
+                .collect()
+        };
+        if self.direct.as_ref().is_some_and(|d| d.pair_key != key) {
+            self.direct = None;
+        }
         if self.direct.is_none() {
             let mut pairs = Vec::new();
             self.newton_entries(|row, col, _| pairs.push(Pair { row, col }));
@@ -81,6 +125,7 @@ impl CpuBackend {
                 argsort,
                 llt,
                 values: Vec::with_capacity(pairs.len()),
+                pair_key: key,
             });
         }
         let mut d = self.direct.take()?;

@@ -49,8 +49,14 @@ impl CpuBackend {
     }
 
     /// The largest step fraction α ≤ 1 along `p` that keeps every node clear of every
-    /// wall (the minimum of the per-node [`contact::ccd_bound`]).
-    pub(super) fn ccd_bound_all(&self) -> f64 {
+    /// wall and every contact pair apart: the minimum of the per-node
+    /// [`contact::ccd_bound`] and the pairs' additive CCD bounds.
+    pub(super) fn ccd_bound_all(&mut self) -> f64 {
+        self.self_contact_ccd_bound().min(self.wall_ccd_bound())
+    }
+
+    /// The walls' part of [`Self::ccd_bound_all`].
+    fn wall_ccd_bound(&self) -> f64 {
         let m = &self.model;
         let dim = m.dim;
         let (x, p) = (&self.x, &self.p);

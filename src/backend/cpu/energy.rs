@@ -30,7 +30,7 @@ impl CpuBackend {
             });
             inertia_value(m.mass[i], yi, &self.x_pred[i * dim..(i + 1) * dim]) + weight * pot
         });
-        nodes + weight * self.spring_energy(y)
+        nodes + weight * (self.spring_energy(y) + self.self_contact_energy(y))
     }
 
     /// The springs' elastic energy Ψ_springs(y) (J).
@@ -49,6 +49,9 @@ impl CpuBackend {
     ///
     /// [`NewtonSystem::energy`]: crate::newton::NewtonSystem::energy
     pub(super) fn energy_change_at(&mut self, alpha: f64) -> f64 {
+        if !self.contact.swept {
+            self.sweep_pairs();
+        }
         let mut trial = std::mem::take(&mut self.trial);
         let (x, p) = (&self.x, &self.p);
         parallel::for_each_piece(&mut trial, 1, |i, t| t[0] = x[i] + alpha * p[i]);
@@ -59,7 +62,8 @@ impl CpuBackend {
 
     /// The energies and wall distances of the current state (twin of energy_total's
     /// diagnostic lanes) and the friction statistics of the last step.
-    pub(super) fn energy_diagnostics(&self) -> Diagnostics {
+    pub(super) fn energy_diagnostics(&mut self) -> Diagnostics {
+        let (contact_pairs, min_pair_distance) = self.self_contact_stats();
         let m = &self.model;
         let dim = m.dim;
         let (x, v) = (&self.x, &self.v);
@@ -80,7 +84,10 @@ impl CpuBackend {
                 gravity_value(m.mass[i], &m.gravity, node(i))
             }),
             elastic: self.spring_energy(x),
-            barrier: parallel::sum(m.num_nodes(), |i| contact::barrier_value(m, i, node(i))),
+            barrier: parallel::sum(m.num_nodes(), |i| contact::barrier_value(m, i, node(i)))
+                + self.self_contact_barrier(x),
+            contact_pairs,
+            min_pair_distance,
             min_wall_distance: parallel::min(m.num_nodes(), |i| contact::min_distance(m, node(i))),
         }
     }

@@ -67,18 +67,19 @@ impl CpuBackend {
     pub(super) fn friction_lag_update(&mut self) -> f64 {
         let before = self.friction_lambda.clone();
         self.compute_friction_lag(true);
-        before
+        let walls = before
             .iter()
             .zip(&self.friction_lambda)
             .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f64::max)
+            .fold(0.0, f64::max);
+        walls.max(self.lag_self_friction())
     }
 
     /// Friction statistics of the last step: (sticking, sliding, dissipation (J)).
     pub(super) fn friction_stats(&self) -> (u64, u64, f64) {
         let m = &self.model;
         let dim = m.dim;
-        let (mut stick, mut slide, mut diss) = (0u64, 0u64, 0.0);
+        let (mut stick, mut slide, mut diss) = self.self_friction_stats();
         for i in 0..m.num_nodes() {
             self.for_each_friction(i, &self.x[i * dim..(i + 1) * dim], |mu, lam, n, dx| {
                 let mut u = [0.0; MAX_DIM];

@@ -30,6 +30,8 @@ mod energy;
 mod friction;
 mod newton_matvec;
 mod probes;
+mod self_contact;
+mod self_friction;
 mod step;
 
 pub use crate::linear_solver::LinearSolver;
@@ -82,6 +84,8 @@ pub struct CpuBackend {
     /// The smallest mass of a free node (kg): a lower bound of H's eigenvalues on the
     /// free nodes (H − M is PSD-projected), for [`Direction::error_bound`].
     mass_floor: f64,
+    /// Contact between and within bodies: pair lists, pair blocks, lagged friction.
+    contact: self_contact::SelfContact,
 }
 
 impl CpuBackend {
@@ -110,7 +114,14 @@ impl CpuBackend {
             .filter(|&i| !model.fixed[i])
             .map(|i| model.mass[i])
             .fold(f64::INFINITY, f64::min);
+        let mut contact = self_contact::SelfContact::default();
+        if model.self_contact.enabled && !model.collision.is_empty() {
+            let reach = crate::collision::REST_EXCLUSION * model.barrier.dhat;
+            contact.excluded =
+                crate::collision::pairs::rest_neighbours(&model.collision, &model.x0, reach);
+        }
         Self {
+            contact,
             mass_floor,
             friction_slots,
             friction_lambda: vec![0.0; n * friction_slots],
@@ -191,6 +202,8 @@ impl CpuBackend {
     /// Overwrites the current iterate (m); for tests that probe the energy.
     pub fn set_positions(&mut self, x: &[f64]) {
         self.x.copy_from_slice(x);
+        self.contact.valid = false;
+        self.contact.swept = false;
     }
 
     /// Overwrites the predicted positions x̃ (m); for tests that probe the energy.
@@ -209,12 +222,14 @@ impl CpuBackend {
 
 impl NewtonSystem for CpuBackend {
     fn energy(&mut self) -> f64 {
+        self.ensure_near_pairs();
         self.current_energy = self.incremental_potential(&self.x);
         self.current_energy
     }
 
     fn compute_direction(&mut self, tolerance: CgTolerance) -> Direction {
         self.assemble();
+        self.contact.swept = false;
         let rhs_norm = crate::parallel::dot(&self.r, &self.r).sqrt();
         // ‖p* − p‖₂ ≤ ‖r‖₂ / λ_min(H) and λ_min(H) ≥ the smallest free mass; the
         // stopping measure adds at most √d times the 2-norm of a node's error.
@@ -261,6 +276,10 @@ impl Backend for CpuBackend {
 
     fn name(&self) -> &'static str {
         "cpu"
+    }
+
+    fn contact_stats(&self) -> crate::backend::ContactStats {
+        self.self_contact_costs()
     }
 
     fn device(&self) -> String {

@@ -1,6 +1,7 @@
 //! `q = H d` with the PSD-projected Newton matrix, matrix-free; CPU twin of
 //! `shaders/kernels/newton_matvec.wgsl`: per node its Newton block plus every incident
-//! spring's projected block applied to `(d_i − d_j)`, gathered over the adjacency.
+//! spring's projected block applied to `(d_i − d_j)`, gathered over the adjacency,
+//! plus the contact pairs' couplings ([`crate::collision::PairBlocks::gather`]).
 
 // Index loops over the d components mirror the WGSL kernels line for line.
 #![allow(clippy::needless_range_loop)]
@@ -51,6 +52,7 @@ impl LinearOperator for BlockMatrix<'_> {
                     }
                 }
             }
+            self.pairs.gather(i, u, self.fixed, yi);
         });
     }
 }

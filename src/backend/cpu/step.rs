@@ -17,6 +17,8 @@ impl CpuBackend {
             o[0] = integrator::predict(integ, h, xn[i], v[i], a[i])
         });
         self.compute_friction_lag(false);
+        self.contact.valid = false;
+        self.lag_self_friction();
     }
 
     /// Updates the velocities and accelerations from xⁿ and xⁿ⁺¹ (step_end).

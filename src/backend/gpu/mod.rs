@@ -102,6 +102,16 @@ impl SolveKernels {
     }
 }
 
+/// Why the GPU backend cannot run `model` faithfully: contact between and within
+/// bodies (self-contact) exists on the CPU backend only so far, and a GPU run would
+/// let bodies pass through each other. `None` where the model has no collision
+/// primitives or self-contact is off.
+pub fn self_contact_refusal(model: &Model) -> Option<&'static str> {
+    (model.self_contact.enabled && !model.collision.is_empty()).then_some(
+        "contact between and within bodies (contact.self_contact = true, the default for mesh bodies) runs on the CPU backend only so far; use --backend cpu, or --set contact.self_contact=false to let bodies pass through each other on the GPU",
+    )
+}
+
 impl GpuBackend {
     /// Opens the GPU, builds the pipelines and uploads the scene.
     pub fn new(model: Model) -> Result<Self, String> {
@@ -110,6 +120,9 @@ impl GpuBackend {
 
     /// As [`Self::new`], with options.
     pub fn with_options(model: Model, opts: GpuOptions) -> Result<Self, String> {
+        if let Some(why) = self_contact_refusal(&model) {
+            return Err(why.to_string());
+        }
         let (engine, mas) = setup::open(&model, opts)?;
         Ok(Self {
             solve: SolveKernels::new(mas.as_ref()),

@@ -195,6 +195,9 @@ impl Backend for GpuBackend {
             elastic: totals.elastic,
             barrier: totals.barrier,
             min_wall_distance: totals.min_wall_distance,
+            // Self-contact runs on the CPU only (the GPU refuses such scenes).
+            contact_pairs: 0,
+            min_pair_distance: f64::INFINITY,
         }
     }
 }
