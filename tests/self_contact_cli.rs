@@ -71,7 +71,7 @@ fn a_run_reports_its_pairs_and_check_verifies_it() {
          d = m.point_data['pair_distance']\n\
          f = d[np.isfinite(d)]\n\
          print(len(f), f.min() if len(f) else -1)",
-        &[dir.join("frames/frame_000060.vtu").to_str().unwrap()],
+        &[dir.join("frames/frame_000030.vtu").to_str().unwrap()],
     );
     if let Some(out) = out {
         let v: Vec<f64> = out.split_whitespace().map(|t| t.parse().unwrap()).collect();

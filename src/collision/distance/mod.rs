@@ -39,7 +39,7 @@ mod point_edge;
 mod point_point;
 mod point_triangle;
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 mod vector;
 
 pub use edge_edge::{
