@@ -45,7 +45,13 @@ fn a_run_reports_its_pairs_and_check_verifies_it() {
     let dmin = s["min_pair_distance"].as_f64().unwrap();
     assert!(dmin > 0.0 && dmin < 0.01, "{dmin}");
     let c = &s["contact_costs"];
-    assert!(c["broad_phases"].as_u64().unwrap() > 60, "{c}");
+    // Candidate lists are reused while the vertices stay within their margin: fewer
+    // broad phases than Newton iterations.
+    let broad = c["broad_phases"].as_u64().unwrap();
+    assert!(
+        broad >= 1 && broad < s["newton_iterations"].as_u64().unwrap(),
+        "{c}"
+    );
     assert!(c["active_pairs"].as_u64().unwrap() > 0, "{c}");
     let csv = std::fs::read_to_string(dir.join("steps.csv")).unwrap();
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();

@@ -105,11 +105,14 @@ pub fn pair_barrier(
     eps_x: f64,
     project: bool,
 ) -> Option<PairBarrier> {
-    let ds = distance_derivatives(kind, dim, s);
-    let n = ds.n;
-    if ds.value >= p.dhat * p.dhat || ds.value <= 0.0 {
+    // Most candidates are farther than d̂: the plain distance decides before the
+    // derivatives are worth computing.
+    let dsq = super::pairs::stacked_distance_sq(kind, dim, s);
+    if dsq >= p.dhat * p.dhat || dsq <= 0.0 {
         return None;
     }
+    let ds = distance_derivatives(kind, dim, s);
+    let n = ds.n;
     let d = ds.value.sqrt();
     let b = barrier_value(p, area, d);
     let b1 = barrier_gradient(p, area, d);

@@ -24,6 +24,7 @@ use crate::potential::Adjacency;
 
 mod assemble;
 mod cg;
+mod contact_lists;
 mod direct;
 mod direction_stats;
 mod energy;

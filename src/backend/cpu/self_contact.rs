@@ -19,7 +19,7 @@
 use super::CpuBackend;
 use crate::collision::barrier::{mollifier_value, pair_barrier, pair_barrier_value, pair_weight};
 use crate::collision::ccd::{additive_ccd, CcdParams, PairKind};
-use crate::collision::pairs::{candidates, stacked, stacked_distance_sq, Motion, Pair};
+use crate::collision::pairs::{stacked, stacked_distance_sq, Pair};
 use crate::collision::PairBlocks;
 use crate::parallel;
 
@@ -42,6 +42,10 @@ pub(super) struct SelfContact {
     /// Whether `candidates` also covers the segment from the iterate along the
     /// current direction p (swept broad phase done since p was computed).
     pub swept: bool,
+    /// The candidate list of a wider broad phase, reused while every vertex stays
+    /// near where it was built ([`super::contact_lists`]).
+    pub cache: Option<super::contact_lists::PairCache>,
+
     /// The active pairs' couplings from the last assembly.
     pub blocks: PairBlocks,
     /// Lagged friction contacts (empty without self friction).
@@ -61,28 +65,6 @@ impl CpuBackend {
         self.model.self_contact.enabled && !self.model.collision.is_empty()
     }
 
-    /// Makes the candidate list cover the current iterate (static broad phase) when
-    /// it does not.
-    pub(super) fn ensure_near_pairs(&mut self) {
-        if !self.self_contact_on() || self.contact.valid {
-            return;
-        }
-        self.refresh_near_pairs();
-    }
-
-    /// The pairs near the current iterate (within d̂), from a static broad phase.
-    pub(super) fn refresh_near_pairs(&mut self) {
-        let m = &self.model;
-        let motion = Motion {
-            x: &self.x,
-            sweep: None,
-        };
-        self.contact.candidates =
-            candidates(&m.collision, motion, m.barrier.dhat, &self.contact.excluded);
-        self.contact.valid = true;
-        self.contact.swept = false;
-    }
-
     /// `f(pair, nodes, stacked coordinates at y)` for every current candidate, in order,
     /// in parallel.
     pub(super) fn map_candidates<T: Send>(
@@ -95,14 +77,6 @@ impl CpuBackend {
             let (nodes, _, s) = stacked(mesh, y, list[c]);
             f(list[c], &nodes, &s)
         })
-    }
-
-    /// Books a broad phase that started at `t0`.
-    fn count_broad_phase(&mut self, t0: std::time::Instant) {
-        let st = &mut self.contact.stats;
-        st.broad_phase_seconds += t0.elapsed().as_secs_f64();
-        st.broad_phases += 1;
-        st.candidate_pairs += self.contact.candidates.len() as u64;
     }
 
     /// The mollifier threshold ε× (m⁴) of an edge–edge pair, 0 for other kinds.
@@ -185,11 +159,21 @@ impl CpuBackend {
         let t0 = std::time::Instant::now();
         let m = &self.model;
         let weight = self.potential_weight;
-        let terms = self.map_candidates(&self.x, |pair, nodes, s| {
-            let w = pair_weight(pair.kind, nodes, &m.contact_area);
-            let k = pair.kind.node_count();
-            pair_barrier(pair.kind, dim, s, &m.barrier, w, self.eps_x(pair), true)
-                .map(|b| (*nodes, k, b))
+        // The active pairs first (a distance each), then their terms: a term holds a
+        // 12 × 12 block, too much to allocate for every candidate.
+        let dhat2 = m.barrier.dhat * m.barrier.dhat;
+        let near = self.map_candidates(&self.x, |pair, _, s| {
+            let dsq = stacked_distance_sq(pair.kind, dim, s);
+            (dsq < dhat2 && dsq > 0.0).then_some(pair)
+        });
+        let near: Vec<Pair> = near.into_iter().flatten().collect();
+        let x = &self.x;
+        let terms = parallel::map(near.len(), |i| {
+            let pair = near[i];
+            let (nodes, k, s) = crate::collision::pairs::stacked(&m.collision, x, pair);
+            let w = pair_weight(pair.kind, &nodes, &m.contact_area);
+            pair_barrier(pair.kind, dim, &s, &m.barrier, w, self.eps_x(pair), true)
+                .map(|b| (nodes, k, b))
         });
         let mut active = 0;
         let mut scratch = [0.0; 144];
@@ -239,25 +223,6 @@ impl CpuBackend {
             }
         }
         blocks.push(nodes, k, h);
-    }
-
-    /// The pairs whose boxes, swept from the iterate along the whole of `p`, come
-    /// within d̂: the candidate list of the line search.
-    pub(super) fn sweep_pairs(&mut self) {
-        if !self.self_contact_on() {
-            return;
-        }
-        let t0 = std::time::Instant::now();
-        let m = &self.model;
-        let motion = Motion {
-            x: &self.x,
-            sweep: Some((&self.p, 1.0)),
-        };
-        self.contact.candidates =
-            candidates(&m.collision, motion, m.barrier.dhat, &self.contact.excluded);
-        self.count_broad_phase(t0);
-        self.contact.valid = true;
-        self.contact.swept = true;
     }
 
     /// The largest step fraction in (0, 1] along `p` that additive CCD allows every
