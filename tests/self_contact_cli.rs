@@ -45,11 +45,10 @@ fn a_run_reports_its_pairs_and_check_verifies_it() {
     let dmin = s["min_pair_distance"].as_f64().unwrap();
     assert!(dmin > 0.0 && dmin < 0.01, "{dmin}");
     let c = &s["contact_costs"];
-    // Candidate lists are reused while the vertices stay within their margin: fewer
-    // broad phases than Newton iterations.
+    // At most one broad phase per evaluation: per assembly, plus one per step.
     let broad = c["broad_phases"].as_u64().unwrap();
     assert!(
-        broad >= 1 && broad < s["newton_iterations"].as_u64().unwrap(),
+        broad >= 1 && broad <= c["assemblies"].as_u64().unwrap() + 60,
         "{c}"
     );
     assert!(c["active_pairs"].as_u64().unwrap() > 0, "{c}");
@@ -83,6 +82,25 @@ fn a_run_reports_its_pairs_and_check_verifies_it() {
         let v: Vec<f64> = out.split_whitespace().map(|t| t.parse().unwrap()).collect();
         assert!(v[0] > 0.0 && v[1] > 0.0 && v[1] < 0.01, "{out}");
     }
+}
+
+/// At rest the candidate lists are reused (Verlet lists): far fewer broad phases than
+/// Newton iterations.
+#[test]
+fn resting_contact_reuses_its_candidate_lists() {
+    let dir = temp_dir("sc_reuse");
+    let d = dir.to_str().unwrap();
+    let o = springsim(&["run", "ropes_parallel", "--steps", "200", "-q", "--out", d]);
+    assert!(o.status.success(), "{}", text(&o));
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let newton = s["newton_iterations"].as_u64().unwrap();
+    let broad = s["contact_costs"]["broad_phases"].as_u64().unwrap();
+    assert!(
+        3 * broad < newton,
+        "{broad} broad phases for {newton} Newton iterations"
+    );
+    assert!(s["max_contact_pairs"].as_u64().unwrap() >= 30, "{s}");
 }
 
 #[test]

@@ -85,45 +85,62 @@ impl CpuBackend {
 
     /// Points `candidates` at a list that covers the iterate (and the segment along p
     /// with `sweep`): the cache's if it does, else a new cache; a direction longer
-    /// than the new cache's margin gets a swept broad phase of its own.
+    /// than the cache's margin gets a swept broad phase of its own instead.
     fn cover(&mut self, sweep: bool) {
         if !self.covered(sweep) {
+            if sweep && self.largest_step() > self.cache_margin() {
+                let t0 = std::time::Instant::now();
+                let m = &self.model;
+                let motion = Motion {
+                    x: &self.x,
+                    sweep: Some((&self.p, 1.0)),
+                };
+                self.contact.candidates =
+                    candidates(&m.collision, motion, m.barrier.dhat, &self.contact.excluded);
+                self.count_broad_phase(t0);
+                self.contact.valid = true;
+                return;
+            }
             self.rebuild_cache();
         }
-        if self.covered(sweep) {
-            if let Some(c) = &self.contact.cache {
-                if self.contact.candidates != c.list {
-                    self.contact.candidates.clone_from(&c.list);
-                }
+        if let Some(c) = &self.contact.cache {
+            if self.contact.candidates != c.list {
+                self.contact.candidates.clone_from(&c.list);
             }
-        } else {
-            let t0 = std::time::Instant::now();
-            let m = &self.model;
-            let motion = Motion {
-                x: &self.x,
-                sweep: Some((&self.p, 1.0)),
-            };
-            self.contact.candidates =
-                candidates(&m.collision, motion, m.barrier.dhat, &self.contact.excluded);
-            self.count_broad_phase(t0);
         }
         self.contact.valid = true;
     }
 
-    /// A new cache at the iterate.
-    fn rebuild_cache(&mut self) {
-        let t0 = std::time::Instant::now();
+    /// The largest coordinate (m) of the direction p at a collision vertex.
+    fn largest_step(&self) -> f64 {
+        let dim = self.model.dim;
+        let (p, verts) = (&self.p, &self.model.collision.vertices);
+        verts
+            .iter()
+            .flat_map(|&v| p[v as usize * dim..(v as usize + 1) * dim].iter())
+            .fold(0.0f64, |m, c| m.max(c.abs()))
+    }
+
+    /// The margin (m) of a new cache: d̂, at most a fifth of the shortest collision
+    /// edge (a wider margin reaches the next ring of a fine mesh's primitives and
+    /// multiplies the list).
+    fn cache_margin(&self) -> f64 {
         let m = &self.model;
-        let dhat = m.barrier.dhat;
-        // At most a fifth of the shortest collision edge: a wider margin reaches the
-        // next ring of a fine mesh's primitives and multiplies the list.
         let shortest = m
             .collision
             .edge_rest_length_sq
             .iter()
             .fold(f64::INFINITY, |a, &l| a.min(l))
             .sqrt();
-        let margin = (dhat * CACHE_MARGIN).min(CACHE_EDGE_FRACTION * shortest);
+        (m.barrier.dhat * CACHE_MARGIN).min(CACHE_EDGE_FRACTION * shortest)
+    }
+
+    /// A new cache at the iterate.
+    fn rebuild_cache(&mut self) {
+        let t0 = std::time::Instant::now();
+        let margin = self.cache_margin();
+        let m = &self.model;
+        let dhat = m.barrier.dhat;
         let motion = Motion {
             x: &self.x,
             sweep: None,
