@@ -26,7 +26,7 @@ pub struct Diagnostics {
     /// Contact pairs between collision primitives within d̂ (active barriers).
     pub contact_pairs: u64,
     /// Smallest distance between two collision primitives that may collide, among
-    /// the pairs the broad phase finds within d̂ (m); `+∞` where none is.
+    /// the pairs within d̂ (m); `+∞` where none is.
     pub min_pair_distance: f64,
     /// Friction contacts (node–wall pairs with lagged λ > 0) whose tangential
     /// displacement over the last step was below ε_v h.

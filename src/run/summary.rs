@@ -96,7 +96,7 @@ pub struct Summary {
     /// Most contact pairs (primitives within d̂) at the end of any step.
     pub max_contact_pairs: u64,
     /// Smallest distance between two primitives near each other over the run,
-    /// initial state included (m; `null` where the broad phase never found a pair).
+    /// initial state included (m; `null` where no pair ever came within d̂).
     pub min_pair_distance: Option<f64>,
     /// Step of that smallest distance (0 = initial state).
     pub min_pair_distance_step: u64,

@@ -253,8 +253,8 @@ impl CpuBackend {
         bound
     }
 
-    /// Active pairs and the smallest pair distance (m, `+∞` without pairs) at the
-    /// current iterate.
+    /// Active pairs and the smallest distance (m) among them (`+∞` without one) at
+    /// the current iterate.
     pub(super) fn self_contact_stats(&mut self) -> (u64, f64) {
         if !self.self_contact_on() {
             return (0, f64::INFINITY);
@@ -267,8 +267,11 @@ impl CpuBackend {
         let dsq = parallel::map(list.len(), |c| {
             crate::collision::pairs::pair_distance_sq(&m.collision, x, list[c])
         });
-        let active = dsq.iter().filter(|&&d| d < dhat2).count() as u64;
-        let min = dsq.iter().copied().fold(f64::INFINITY, f64::min);
+        // Only pairs within d̂ count: the list may hold farther ones (a reused list
+        // is built wider), and the figure must not depend on which list it was.
+        let near = dsq.iter().copied().filter(|&d| d < dhat2);
+        let active = near.clone().count() as u64;
+        let min = near.fold(f64::INFINITY, f64::min);
         (
             active,
             if min.is_finite() {
