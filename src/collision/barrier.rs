@@ -69,12 +69,7 @@ pub fn mollifier_value(kind: PairKind, s: &[f64], eps_x: f64) -> f64 {
     match kind {
         PairKind::EdgeEdge => {
             let c = distance::edge_edge_cross_norm_sq(&s[0..3], &s[3..6], &s[6..9], &s[9..12]);
-            if c < eps_x {
-                let r = c / eps_x;
-                (2.0 - r) * r
-            } else {
-                1.0
-            }
+            distance::mollifier_of(c, eps_x)
         }
         _ => 1.0,
     }

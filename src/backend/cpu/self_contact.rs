@@ -2,11 +2,11 @@
 //! of IPC self-contact ([`crate::collision`]).
 //!
 //! Per Newton iteration:
-//! - the assembly takes the pairs near `x` (static broad phase, boxes inflated by
-//!   d̂), adds each active pair's barrier gradient to `r`, its diagonal sub-blocks to
-//!   the node blocks and its couplings to [`PairBlocks`] (the operator gathers them);
-//! - the CCD bound takes the pairs whose boxes swept along `p` come within d̂, bounds
-//!   each by additive CCD, and keeps that list for the line search, so every trial
+//! - the assembly takes a candidate list that covers `x` ([`super::contact_lists`]),
+//!   adds each active pair's barrier gradient to `r`, its diagonal sub-blocks to the
+//!   node blocks and its couplings to [`PairBlocks`] (the operator gathers them);
+//! - the CCD bound takes a list that covers the whole segment along `p`, bounds each
+//!   pair by additive CCD, and keeps that list for the line search, so every trial
 //!   energy sees every pair that can be within d̂ anywhere on the step;
 //! - the energy sums the active pairs of the current list serially in sorted order,
 //!   so E at a point does not depend on which list found its pairs.
@@ -19,6 +19,7 @@
 use super::CpuBackend;
 use crate::collision::barrier::{mollifier_value, pair_barrier, pair_barrier_value, pair_weight};
 use crate::collision::ccd::{additive_ccd, CcdParams, PairKind};
+use crate::collision::distance::mollifier_threshold_from_lengths;
 use crate::collision::pairs::{stacked, stacked_distance_sq, Pair};
 use crate::collision::PairBlocks;
 use crate::parallel;
@@ -45,13 +46,10 @@ pub(super) struct SelfContact {
     /// The candidate list of a wider broad phase, reused while every vertex stays
     /// near where it was built ([`super::contact_lists`]).
     pub cache: Option<super::contact_lists::PairCache>,
-
     /// The active pairs' couplings from the last assembly.
     pub blocks: PairBlocks,
     /// Lagged friction contacts (empty without self friction).
     pub friction: Vec<super::self_friction::FrictionPair>,
-    /// Active pairs (d < d̂) at the last assembly or diagnostics.
-    pub active: usize,
     /// Costs so far.
     pub stats: crate::backend::ContactStats,
     /// Nanoseconds spent in the barrier energies (evaluated behind `&self`).
@@ -85,7 +83,10 @@ impl CpuBackend {
         match pair.kind {
             PairKind::EdgeEdge => {
                 let l = &self.model.collision.edge_rest_length_sq;
-                1e-3 * l[pair.prims[0] as usize] * l[pair.prims[1] as usize]
+                mollifier_threshold_from_lengths(
+                    l[pair.prims[0] as usize],
+                    l[pair.prims[1] as usize],
+                )
             }
             _ => 0.0,
         }
@@ -193,7 +194,6 @@ impl CpuBackend {
             }
             self.add_pair_block(&mut blocks, nodes, k, &scratch);
         }
-        self.contact.active = active;
         self.add_friction_blocks(&mut blocks);
         blocks.build_adjacency(self.model.num_nodes());
         self.contact.blocks = blocks;
@@ -260,13 +260,9 @@ impl CpuBackend {
             return (0, f64::INFINITY);
         }
         self.ensure_near_pairs();
-        let m = &self.model;
-        let dhat2 = m.barrier.dhat * m.barrier.dhat;
-        let list = &self.contact.candidates;
-        let x = &self.x;
-        let dsq = parallel::map(list.len(), |c| {
-            crate::collision::pairs::pair_distance_sq(&m.collision, x, list[c])
-        });
+        let (dim, dhat) = (self.model.dim, self.model.barrier.dhat);
+        let dhat2 = dhat * dhat;
+        let dsq = self.map_candidates(&self.x, |pair, _, s| stacked_distance_sq(pair.kind, dim, s));
         // Only pairs within d̂ count: the list may hold farther ones (a reused list
         // is built wider), and the figure must not depend on which list it was.
         let near = dsq.iter().copied().filter(|&d| d < dhat2);

@@ -46,7 +46,10 @@ pub use edge_edge::{
     edge_edge_case, edge_edge_coefficients, edge_edge_cross_norm_sq, edge_edge_distance_sq,
     edge_edge_distance_sq_derivatives, EdgeEdgeCase,
 };
-pub use mollifier::{edge_edge_mollifier, edge_edge_mollifier_threshold};
+pub use mollifier::{
+    edge_edge_mollifier, edge_edge_mollifier_threshold, mollifier_of,
+    mollifier_threshold_from_lengths,
+};
 pub use point_edge::{
     point_edge_case, point_edge_coefficients, point_edge_distance_sq,
     point_edge_distance_sq_derivatives, PointEdgeCase,

@@ -21,7 +21,24 @@ pub fn edge_edge_mollifier_threshold(
 ) -> f64 {
     let u: [f64; 3] = sub(ea1_rest, ea0_rest);
     let v: [f64; 3] = sub(eb1_rest, eb0_rest);
-    1e-3 * norm_sq(&u) * norm_sq(&v)
+    mollifier_threshold_from_lengths(norm_sq(&u), norm_sq(&v))
+}
+
+/// The same threshold from the edges' squared rest lengths (m²): `1e-3 · la² · lb²`
+/// (m⁴).
+pub fn mollifier_threshold_from_lengths(la_sq: f64, lb_sq: f64) -> f64 {
+    1e-3 * la_sq * lb_sq
+}
+
+/// The mollifier's value `(−c/ε_x + 2)·c/ε_x` for `c < ε_x`, else 1, of
+/// `c = |e_a × e_b|²` (m⁴).
+pub fn mollifier_of(c: f64, eps_x: f64) -> f64 {
+    if c < eps_x {
+        let r = c / eps_x;
+        (-r + 2.0) * r
+    } else {
+        1.0
+    }
 }
 
 /// The mollifier `m` (dimensionless) of the edge–edge pair `x = [ea0, ea1, eb0, eb1]`
@@ -37,9 +54,8 @@ pub fn edge_edge_mollifier(x: &[f64], eps_x: f64) -> Derivatives {
         out.value = 1.0;
         return out;
     }
-    let r = c / eps_x;
     let (m, dm, d2m) = (
-        (-r + 2.0) * r,
+        mollifier_of(c, eps_x),
         2.0 / eps_x - 2.0 * c / (eps_x * eps_x),
         -2.0 / (eps_x * eps_x),
     );
