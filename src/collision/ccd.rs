@@ -144,9 +144,10 @@ fn pair_distance_sq(kind: PairKind, dim: usize, y: &[f64]) -> f64 {
     }
 }
 
-/// `l_p`: largest node displacement norm on one side plus the largest on the
-/// other, after subtracting the mean displacement of the pair's nodes.
-fn displacement_bound(kind: PairKind, dim: usize, p: &[f64]) -> f64 {
+/// `l_p` (m): largest node displacement norm on one side plus the largest on the
+/// other, after subtracting the mean displacement of the pair's nodes; bounds how
+/// much the pair's distance can shrink along `p` (`p` stacked like `x`).
+pub fn displacement_bound(kind: PairKind, dim: usize, p: &[f64]) -> f64 {
     let k = kind.node_count();
     let mut mean = [0.0; 3];
     for node in p.chunks_exact(dim) {

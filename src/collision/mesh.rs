@@ -119,6 +119,21 @@ impl CollisionMesh {
         ba != bb || self.body_collide[ba as usize] == Collide::All
     }
 
+    /// The mollifier threshold ε× (m⁴) of an edge–edge pair from its edges' rest
+    /// lengths; 0 for other kinds (no mollifier).
+    pub fn mollifier_threshold(&self, pair: super::Pair) -> f64 {
+        match pair.kind {
+            super::PairKind::EdgeEdge => {
+                let l = &self.edge_rest_length_sq;
+                super::distance::mollifier_threshold_from_lengths(
+                    l[pair.prims[0] as usize],
+                    l[pair.prims[1] as usize],
+                )
+            }
+            _ => 0.0,
+        }
+    }
+
     /// Bytes held (for the memory reports).
     pub fn memory_bytes(&self) -> usize {
         self.vertices.len() * 4

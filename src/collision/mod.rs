@@ -2,8 +2,9 @@
 //! the collision mesh ([`mesh`]), the distance primitives with their case
 //! selection and derivatives ([`distance`]), the barrier of one pair ([`barrier`]),
 //! continuous collision detection ([`ccd`]), the broad phase ([`broad_phase`]),
-//! the pair lists ([`pairs`]), the operator's pair blocks ([`blocks`]), and an exact
-//! intersection checker ([`intersect`], [`check`]).
+//! the pair lists ([`pairs`]), the bounds that skip far pairs ([`near`]), the
+//! operator's pair blocks ([`blocks`]), and an exact intersection checker
+//! ([`intersect`], [`check`]).
 //!
 //! 2D bodies meet by point–edge pairs; 3D bodies by point–triangle and edge–edge
 //! pairs. Every list is a flat array of indices, sorted, so the GPU twin can upload
@@ -17,6 +18,7 @@ pub mod check;
 pub mod distance;
 pub mod intersect;
 pub mod mesh;
+pub mod near;
 pub mod pairs;
 pub mod psd;
 

@@ -76,6 +76,7 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
         outputs(&mut sim, rec.step)?;
         if check_crossings {
             // "completed" means nothing passed through anything: verified, not assumed.
+            let checking = Instant::now();
             let x = sim.backend().positions();
             if let Some(c) = crate::collision::check::intersections(&model.collision, &x)
                 .into_iter()
@@ -88,6 +89,7 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
                 break;
             }
             file.summary.intersection_checked_steps += 1;
+            file.summary.intersection_check_seconds += checking.elapsed().as_secs_f64();
         }
         let summary = &mut file.summary;
         if let Some(b) = &bar {

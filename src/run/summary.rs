@@ -107,6 +107,8 @@ pub struct Summary {
     /// Steps after which the exact intersection checker ran (every step of a run with
     /// self-contact): it found no two primitives crossing, or the run failed.
     pub intersection_checked_steps: u64,
+    /// Seconds those checks took (outside the stepping time of `ms_per_step`).
+    pub intersection_check_seconds: f64,
 }
 
 /// The direction solver `scene` runs with on `backend` (`cpu`, `gpu`), for
@@ -174,6 +176,7 @@ impl Summary {
             min_pair_distance_step: 0,
             first_pair_contact_step: None,
             intersection_checked_steps: 0,
+            intersection_check_seconds: 0.0,
             contact_costs: Default::default(),
         }
     }

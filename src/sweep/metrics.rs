@@ -56,6 +56,7 @@ pub const SUMMARY_FIELDS: &[&str] = &[
     "min_pair_distance_step",
     "first_pair_contact_step",
     "intersection_checked_steps",
+    "intersection_check_seconds",
 ];
 
 /// Figures derived from a run's files rather than read from one field.

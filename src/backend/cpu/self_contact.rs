@@ -18,8 +18,7 @@
 
 use super::CpuBackend;
 use crate::collision::barrier::{mollifier_value, pair_barrier, pair_barrier_value, pair_weight};
-use crate::collision::ccd::{additive_ccd, CcdParams, PairKind};
-use crate::collision::distance::mollifier_threshold_from_lengths;
+use crate::collision::ccd::{additive_ccd, CcdParams};
 use crate::collision::pairs::{stacked, stacked_distance_sq, Pair};
 use crate::collision::PairBlocks;
 use crate::parallel;
@@ -80,16 +79,7 @@ impl CpuBackend {
     /// The mollifier threshold ε× (m⁴) of an edge–edge pair, 0 for other kinds.
     #[inline]
     pub(super) fn eps_x(&self, pair: Pair) -> f64 {
-        match pair.kind {
-            PairKind::EdgeEdge => {
-                let l = &self.model.collision.edge_rest_length_sq;
-                mollifier_threshold_from_lengths(
-                    l[pair.prims[0] as usize],
-                    l[pair.prims[1] as usize],
-                )
-            }
-            _ => 0.0,
-        }
+        self.model.collision.mollifier_threshold(pair)
     }
 
     /// The self-contact barrier energy (J, without the potential weight) at `y` over

@@ -132,7 +132,7 @@ fn intersecting_pairs<const A: usize, const B: usize>(
     a: &[[u32; A]],
     b: Option<&[[u32; B]]>,
     keep: impl Fn(u32, u32) -> bool,
-    hit: impl Fn(&[u32], &[u32]) -> bool,
+    hit: impl Fn(&[u32], &[u32]) -> bool + Sync,
 ) -> Vec<[u32; 2]> {
     let a_boxes: Vec<Aabb> = a.iter().map(|p| Aabb::of_points(dim, x, p)).collect();
     let other = |j: u32| -> &[u32] {
@@ -152,8 +152,13 @@ fn intersecting_pairs<const A: usize, const B: usize>(
         }
         None => self_overlapping_pairs(&a_boxes, filter),
     };
+    let hits = crate::parallel::map(candidates.len(), |c| {
+        let [i, j] = candidates[c];
+        hit(&a[i as usize], other(j))
+    });
     candidates
         .into_iter()
-        .filter(|&[i, j]| hit(&a[i as usize], other(j)))
+        .zip(hits)
+        .filter_map(|(pair, h)| h.then_some(pair))
         .collect()
 }
