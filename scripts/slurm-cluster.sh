@@ -1,34 +1,63 @@
 #!/usr/bin/env bash
-# A one-node Slurm cluster on this machine, for trying `springsim sweep --emit-slurm`
-# and for scripts/slurm-test.sh (docs/SLURM.md).
+# A private one-node Slurm cluster on this machine, for trying
+# `springsim sweep --emit-slurm` and for scripts/slurm-test.sh (docs/SLURM.md).
 #
 #   scripts/slurm-cluster.sh start    install slurm-wlm and munge from Debian's packages
-#                                     if missing, start munged, slurmctld and slurmd, and
-#                                     wait until the node is idle; on a running cluster
-#                                     it only checks
+#                                     if missing, start a private munged, slurmctld and
+#                                     slurmd, and wait until the node is idle; on a
+#                                     running cluster it only checks
 #   scripts/slurm-cluster.sh status   one line per daemon and the node's state; exit 0
 #                                     when all three run and the node answers
 #   scripts/slurm-cluster.sh stop     stop the daemons this script started
+#   scripts/slurm-cluster.sh env      print `export SLURM_CONF=...`: after
+#                                     eval "$(scripts/slurm-cluster.sh env)", sbatch,
+#                                     sinfo, scontrol... talk to this cluster
+#   scripts/slurm-cluster.sh install  only install the packages, if missing
 #
-# Needs root, or passwordless sudo, and apt-get (Debian/Ubuntu). Everything the
-# cluster keeps (state, spool, logs, pid files) lives under $SPRINGSIM_SLURM_DIR
-# (default /tmp/springsim-slurm); the only files written outside it are what the
-# packages read: /etc/slurm/slurm.conf (refused if one exists that this script did
-# not write) and, if none exists, the munge key /etc/munge/munge.key.
+# Needs root, or passwordless sudo, and apt-get (Debian/Ubuntu) for start and stop.
+# Everything the cluster has lives in one folder, $SPRINGSIM_SLURM_DIR (default
+# /tmp/springsim-slurm): its slurm.conf (the daemons get it with -f, clients through
+# SLURM_CONF), its own munge key, munged socket, seed and log (slurm.conf's AuthInfo
+# points at that socket), state, spool, pid and log files. Its ports are its own
+# (16817 and 16818, or the next free pair). It never reads or writes /etc/slurm or
+# /etc/munge, never uses the machine's munged, and never stops a daemon it did not
+# start, so it runs beside a real Slurm cluster. The only files written outside the
+# folder are the packages apt-get installs (Debian's munge package makes
+# /etc/munge/munge.key if none exists).
+#
+# With SPRINGSIM_SLURM_USE_EXISTING=1 nothing is started or stopped: start and status
+# only check that the cluster the environment names (SLURM_CONF, else
+# /etc/slurm/slurm.conf) answers sinfo, env prints nothing and stop does nothing.
 set -euo pipefail
-
-DIR="${SPRINGSIM_SLURM_DIR:-/tmp/springsim-slurm}"
-CONF=/etc/slurm/slurm.conf
-MARK="# Written by springsim scripts/slurm-cluster.sh: a one-node test cluster."
-MUNGE_KEY=/etc/munge/munge.key
-MUNGE_PID="$DIR/munge/munged.pid"
-WAIT_S="${SPRINGSIM_SLURM_WAIT_S:-60}"
 
 die() {
     echo "slurm-cluster: $*" >&2
     exit 1
 }
 note() { echo "slurm-cluster: $*" >&2; }
+
+DIR="${SPRINGSIM_SLURM_DIR:-/tmp/springsim-slurm}"
+case "$DIR" in
+/*) ;;
+*) DIR="$PWD/$DIR" ;;
+esac
+DIR="${DIR%/}"
+# The folder's path goes into slurm.conf and munged's options unquoted.
+[[ "$DIR" =~ ^[A-Za-z0-9_./-]+$ ]] ||
+    die "SPRINGSIM_SLURM_DIR '$DIR' has characters other than letters, digits, _ . / -"
+CONF="$DIR/slurm.conf"
+MARK="# Written by springsim scripts/slurm-cluster.sh: a private one-node test cluster."
+MUNGE_DIR="$DIR/munge"
+MUNGE_KEY="$MUNGE_DIR/munge.key"
+MUNGE_SOCKET="$MUNGE_DIR/munge.socket"
+MUNGE_PID="$MUNGE_DIR/munged.pid"
+PORT0="${SPRINGSIM_SLURM_PORT:-16817}"
+if ! [[ "$PORT0" =~ ^[0-9]{4,5}$ ]] || [ "$PORT0" -lt 1024 ] || [ "$PORT0" -gt 65000 ]; then
+    die "SPRINGSIM_SLURM_PORT '$PORT0' is not a port number from 1024 to 65000"
+fi
+WAIT_S="${SPRINGSIM_SLURM_WAIT_S:-60}"
+EXISTING=""
+[ "${SPRINGSIM_SLURM_USE_EXISTING:-0}" = 1 ] && EXISTING=1
 
 # start and stop need root (status does not): sudo -n when not root
 SUDO=""
@@ -45,8 +74,19 @@ need_root() {
 running() { [ -n "$1" ] && [ -d "/proc/$1" ]; }
 alive() { [ -r "$1" ] && running "$(cat "$1")"; }
 
-# 0 when the node answers sinfo with an idle/mixed/allocated state; prints the state
-node_state() { sinfo -h -N -o %T 2>/dev/null | head -n 1; }
+# Every client call of this script talks to the private cluster (not in EXISTING mode,
+# where the caller's environment says which cluster).
+[ -n "$EXISTING" ] || export SLURM_CONF="$CONF"
+
+# the node's state as sinfo prints it (idle, mixed, ...), empty when nobody answers
+node_state() { timeout 20 sinfo -h -N -o %T 2>/dev/null | head -n 1; }
+
+munge_ok() {
+    munge -S "$MUNGE_SOCKET" -n </dev/null 2>/dev/null |
+        unmunge -S "$MUNGE_SOCKET" >/dev/null 2>&1
+}
+
+slurm_version() { slurmd -V 2>/dev/null | awk '{print $2}'; }
 
 install_packages() {
     if command -v slurmctld >/dev/null && command -v slurmd >/dev/null &&
@@ -56,65 +96,85 @@ install_packages() {
     command -v apt-get >/dev/null || die "slurm is not installed and there is no apt-get"
     local t0 log
     t0=$SECONDS
-    log="$(mktemp /tmp/springsim-slurm-apt.XXXXXX)"
+    $SUDO install -d -m 0755 "$DIR" "$DIR/log"
+    log="$DIR/log/apt.log"
     note "installing slurm-wlm and munge (apt-get; log $log)"
-    $SUDO apt-get update -qq >"$log" 2>&1 || die "apt-get update failed (log $log)"
     # No recommends: the daemons and clients, not the documentation and the GUI.
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-        slurm-wlm munge >>"$log" 2>&1 || die "apt-get install slurm-wlm munge failed (log $log)"
+    # shellcheck disable=SC2016 # $1 is bash -c's argument
+    $SUDO bash -c 'exec >"$1" 2>&1
+        apt-get update -qq || { echo "apt-get update failed"; exit 1; }
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+            slurm-wlm munge' _ "$log" ||
+        die "apt-get install slurm-wlm munge failed (log $log)"
     note "installed slurm $(slurm_version) in $((SECONDS - t0)) s"
-    rm -f "$log"
+    $SUDO rm -f "$log"
 }
 
-slurm_version() { slurmd -V 2>/dev/null | awk '{print $2}'; }
-
+# A munged of the cluster's own: its key, socket, pid, seed and log in $MUNGE_DIR.
 start_munge() {
-    # A munged started by the package's own scripts (or by an earlier run) is kept.
-    if munge -n </dev/null 2>/dev/null | unmunge >/dev/null 2>&1; then
-        return
-    fi
+    munge_ok && return
+    getent passwd munge >/dev/null || die "there is no user munge (is the munge package installed?)"
+    # 0755: clients run by other users reach the socket; the key itself is 0400.
+    $SUDO install -d -o munge -g munge -m 0755 "$MUNGE_DIR"
     if [ ! -s "$MUNGE_KEY" ]; then
-        note "writing a munge key to $MUNGE_KEY"
-        $SUDO install -d -o munge -g munge -m 0700 /etc/munge
-        $SUDO dd if=/dev/urandom of="$MUNGE_KEY" bs=1024 count=1 status=none
-        $SUDO chown munge:munge "$MUNGE_KEY"
-        $SUDO chmod 0400 "$MUNGE_KEY"
+        $SUDO runuser -u munge -- mungekey --create --keyfile="$MUNGE_KEY" ||
+            die "mungekey could not write $MUNGE_KEY"
     fi
-    # Without systemd nobody makes munged's runtime folders.
-    $SUDO install -d -o munge -g munge -m 0755 /run/munge
-    $SUDO install -d -o munge -g munge -m 0700 /var/lib/munge /var/log/munge
-    $SUDO install -d -o munge -g munge -m 0755 "$DIR/munge"
-    $SUDO runuser -u munge -- munged --pid-file="$MUNGE_PID" ||
-        die "munged did not start (see /var/log/munge/munged.log)"
-    local i
-    for i in $(seq 50); do
-        munge -n </dev/null 2>/dev/null | unmunge >/dev/null 2>&1 && return
+    $SUDO runuser -u munge -- munged --socket="$MUNGE_SOCKET" --key-file="$MUNGE_KEY" \
+        --pid-file="$MUNGE_PID" --seed-file="$MUNGE_DIR/munged.seed" \
+        --log-file="$MUNGE_DIR/munged.log" ||
+        die "munged did not start (see $MUNGE_DIR/munged.log)"
+    for _ in $(seq 50); do
+        munge_ok && return
         sleep 0.1
     done
-    die "munged started but munge -n | unmunge fails"
+    die "munged started but munge -n | unmunge fails on $MUNGE_SOCKET (see $MUNGE_DIR/munged.log)"
+}
+
+# 0 when some process listens on TCP port $1 (any address, IPv4 or IPv6)
+port_busy() {
+    awk -v p="$(printf '%04X' "$1")" \
+        'FNR > 1 && $4 == "0A" { n = split($2, a, ":"); if (a[n] == p) f = 1 } END { exit !f }' \
+        /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
+# Two free ports, PORT0 and PORT0+1 or the next free pair above: "CTLD SLURMD"
+free_ports() {
+    local p=$PORT0
+    for _ in $(seq 50); do
+        if ! port_busy "$p" && ! port_busy $((p + 1)); then
+            echo "$p $((p + 1))"
+            return
+        fi
+        p=$((p + 2))
+    done
+    die "no two free TCP ports between $PORT0 and $p"
 }
 
 write_conf() {
-    local host cpus mem_mb
+    local host cpus mem_mb ports ctld_port slurmd_port
     host="$(hostname -s)"
     cpus="$(nproc)"
     # 95 % of MemTotal: slurmd drains a node that has less memory than it claims.
     mem_mb="$(awk '/^MemTotal:/ {printf "%d", $2 / 1024 * 0.95}' /proc/meminfo)"
-    if [ -e "$CONF" ] && ! grep -qxF "$MARK" "$CONF"; then
-        die "$CONF exists and was not written by this script; not touching it"
-    fi
-    local tmp
-    tmp="$(mktemp)"
-    cat >"$tmp" <<EOF
+    ports="$(free_ports)"
+    ctld_port="${ports% *}"
+    slurmd_port="${ports#* }"
+    $SUDO tee "$CONF" >/dev/null <<EOF
 $MARK
-# Node: $host, $cpus CPUs, RealMemory $mem_mb MB. Cluster files: $DIR.
+# Node: $host, $cpus CPUs, RealMemory $mem_mb MB. Every file of the cluster: $DIR.
+# Daemons: slurmctld -f $CONF, slurmd -f $CONF; clients: SLURM_CONF=$CONF.
 ClusterName=springsim
 SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
-CryptoType=crypto/munge
+CredType=cred/munge
+AuthInfo=socket=$MUNGE_SOCKET
 MpiDefault=none
+MailProg=/bin/true
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
@@ -124,8 +184,7 @@ SchedulerType=sched/backfill
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 ReturnToService=2
-SlurmctldPort=6817
-SlurmdPort=6818
+PlugStackConfig=$DIR/plugstack.conf
 StateSaveLocation=$DIR/state
 SlurmdSpoolDir=$DIR/spool
 SlurmctldPidFile=$DIR/slurmctld.pid
@@ -135,28 +194,38 @@ SlurmdLogFile=$DIR/log/slurmd.log
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
-    if ! cmp -s "$tmp" "$CONF" 2>/dev/null; then
-        $SUDO install -d -m 0755 /etc/slurm
-        $SUDO install -m 0644 "$tmp" "$CONF"
-    fi
-    rm -f "$tmp"
+    $SUDO chmod 0644 "$CONF"
+    # No SPANK plugins: an empty stack of the cluster's own, not the machine's.
+    $SUDO install -m 0644 /dev/null "$DIR/plugstack.conf"
+}
+
+start_existing() {
+    command -v sinfo >/dev/null || die "SPRINGSIM_SLURM_USE_EXISTING=1 but there is no sinfo"
+    local out
+    out="$(timeout 20 sinfo -h -o '%P %a %D %T' 2>&1)" ||
+        die "SPRINGSIM_SLURM_USE_EXISTING=1 but sinfo does not answer (SLURM_CONF=${SLURM_CONF:-/etc/slurm/slurm.conf}): $(echo "$out" | tail -n 1)"
+    note "using the existing cluster (SLURM_CONF=${SLURM_CONF:-/etc/slurm/slurm.conf}); sinfo: $(echo "$out" | head -n 3 | tr '\n' ';')"
 }
 
 start() {
     local t0 was_up=""
     install_packages
     t0=$SECONDS
+    if alive "$DIR/slurmctld.pid" || alive "$DIR/slurmd.pid"; then
+        grep -qxF "$MARK" "$CONF" 2>/dev/null ||
+            die "daemons from $DIR run without its $CONF (an earlier version of this script started them from /etc/slurm/slurm.conf); run scripts/slurm-cluster.sh stop first"
+    fi
     alive "$DIR/slurmctld.pid" && alive "$DIR/slurmd.pid" && was_up=1
     $SUDO install -d -m 0755 "$DIR" "$DIR/state" "$DIR/spool" "$DIR/log"
     start_munge
-    if ! alive "$DIR/slurmctld.pid" || ! alive "$DIR/slurmd.pid"; then
+    if ! alive "$DIR/slurmctld.pid" && ! alive "$DIR/slurmd.pid"; then
         write_conf
     fi
     if ! alive "$DIR/slurmctld.pid"; then
-        $SUDO slurmctld || die "slurmctld did not start (see $DIR/log/slurmctld.log)"
+        $SUDO slurmctld -f "$CONF" || die "slurmctld did not start (see $DIR/log/slurmctld.log)"
     fi
-    local i ok=""
-    for i in $(seq $((WAIT_S * 5))); do
+    local ok=""
+    for _ in $(seq $((WAIT_S * 5))); do
         if scontrol ping 2>/dev/null | grep -q "is UP"; then
             ok=1
             break
@@ -165,10 +234,10 @@ start() {
     done
     [ -n "$ok" ] || die "slurmctld does not answer scontrol ping (see $DIR/log/slurmctld.log)"
     if ! alive "$DIR/slurmd.pid"; then
-        $SUDO slurmd || die "slurmd did not start (see $DIR/log/slurmd.log)"
+        $SUDO slurmd -f "$CONF" || die "slurmd did not start (see $DIR/log/slurmd.log)"
     fi
     local state=""
-    for i in $(seq $((WAIT_S * 5))); do
+    for _ in $(seq $((WAIT_S * 5))); do
         state="$(node_state)"
         case "$state" in
         idle | mixed | allocated | completing) break ;;
@@ -179,18 +248,28 @@ start() {
     idle | mixed | allocated | completing) ;;
     *)
         local reason
-        reason="$(sinfo -h -N -o %E 2>/dev/null | head -n 1)"
+        reason="$(timeout 20 sinfo -h -N -o %E 2>/dev/null | head -n 1)"
+        # shellcheck disable=SC2016 # the quotes around $reason are the message's
         die "node not idle after ${WAIT_S} s: state '${state:-none}'${reason:+, reason '$reason'} (see $DIR/log/)"
         ;;
     esac
+    local where
+    where="$(hostname -s), ports $(sed -n 's/^SlurmctldPort=//p' "$CONF")/$(sed -n 's/^SlurmdPort=//p' "$CONF"), $CONF"
     if [ -n "$was_up" ]; then
-        note "slurm $(slurm_version) already up on $(hostname -s) (node $state)"
+        note "slurm $(slurm_version) already up ($where; node $state)"
     else
-        note "slurm $(slurm_version) up on $(hostname -s) ($(nproc) CPUs, node $state) in $((SECONDS - t0)) s"
+        note "slurm $(slurm_version) up ($where; $(nproc) CPUs, node $state) in $((SECONDS - t0)) s"
     fi
 }
 
 status() {
+    if [ -n "$EXISTING" ]; then
+        local state
+        state="$(node_state)"
+        echo "existing cluster (SLURM_CONF=${SLURM_CONF:-/etc/slurm/slurm.conf}): ${state:-no answer}"
+        [ -n "$state" ]
+        return
+    fi
     local rc=0 d
     for d in slurmctld slurmd; do
         if alive "$DIR/$d.pid"; then
@@ -200,26 +279,26 @@ status() {
             rc=1
         fi
     done
-    if munge -n </dev/null 2>/dev/null | unmunge >/dev/null 2>&1; then
-        echo "munged: running"
+    if munge_ok; then
+        echo "munged: running ($MUNGE_SOCKET)"
     else
-        echo "munged: not running"
+        echo "munged: not running ($MUNGE_SOCKET)"
         rc=1
     fi
     local state=""
-    alive "$DIR/slurmctld.pid" && state="$(node_state)"
-    echo "node $(hostname -s): ${state:-no answer}"
+    [ -r "$CONF" ] && alive "$DIR/slurmctld.pid" && state="$(node_state)"
+    echo "node $(hostname -s): ${state:-no answer}${state:+ ($CONF)}"
     [ -n "$state" ] || rc=1
     return $rc
 }
 
 # Stop the process in pid FILE, waiting up to 10 s for it to go.
 stop_pid() {
-    local name="$1" file="$2" pid i
+    local name="$1" file="$2" pid
     alive "$file" || return 0
     pid="$(cat "$file")"
     $SUDO kill "$pid" 2>/dev/null || true
-    for i in $(seq 50); do
+    for _ in $(seq 50); do
         running "$pid" || {
             note "stopped $name (pid $pid)"
             return 0
@@ -230,21 +309,33 @@ stop_pid() {
 }
 
 stop() {
+    if [ -n "$EXISTING" ]; then
+        note "SPRINGSIM_SLURM_USE_EXISTING=1: nothing of the existing cluster is stopped"
+        return
+    fi
     stop_pid slurmd "$DIR/slurmd.pid"
     stop_pid slurmctld "$DIR/slurmctld.pid"
-    # Only the munged this script started: one the packages started is left alone.
     stop_pid munged "$MUNGE_PID"
 }
 
 case "${1:-}" in
 start)
-    need_root start
-    start
+    if [ -n "$EXISTING" ]; then
+        start_existing
+    else
+        need_root start
+        start
+    fi
     ;;
 stop)
-    need_root stop
+    [ -n "$EXISTING" ] || need_root stop
     stop
     ;;
 status) status ;;
-*) die "usage: scripts/slurm-cluster.sh start|stop|status" ;;
+env) [ -n "$EXISTING" ] || echo "export SLURM_CONF=$CONF" ;;
+install)
+    need_root install
+    install_packages
+    ;;
+*) die "usage: scripts/slurm-cluster.sh start|stop|status|env|install" ;;
 esac

@@ -3,7 +3,8 @@
 #
 #   scripts/slurm-test.sh [BIN]
 #
-# starts the one-node cluster of scripts/slurm-cluster.sh (installing Slurm if needed),
+# starts the private one-node cluster of scripts/slurm-cluster.sh (installing Slurm if
+# needed; with SPRINGSIM_SLURM_USE_EXISTING=1, uses the cluster sinfo answers for instead),
 # runs a small sweep locally, emits the same sweep as an sbatch array script, submits it
 # with `sbatch --wait`, merges the array tasks' folders with `sweep collect`, and checks
 # that the merged sweep.csv equals the local one in every column but the timing columns
@@ -41,7 +42,9 @@ TASKS=2
 SWEEP=(square_drop --vary solver.dt=0.01,0.02 --vary contact.kappa=1e4,1e5
     --steps 50 --backend cpu --threads 1)
 
-WORK="$(mktemp -d /tmp/springsim-slurm-test.XXXXXX)"
+# On a cluster of several machines (SPRINGSIM_SLURM_USE_EXISTING=1) the work folder
+# must be on a filesystem every node sees: SPRINGSIM_SLURM_TEST_DIR.
+WORK="$(mktemp -d "${SPRINGSIM_SLURM_TEST_DIR:-/tmp}/springsim-slurm-test.XXXXXX")"
 STARTED=""
 finish() {
     local rc=$?
@@ -61,6 +64,9 @@ if ! "$REPO/scripts/slurm-cluster.sh" start >"$WORK/cluster.log" 2>&1; then
     fail "cluster: $(tail -n 1 "$WORK/cluster.log")"
 fi
 t_cluster=$((SECONDS - t0))
+# Every Slurm client below talks to that cluster: the private one's slurm.conf, or
+# (SPRINGSIM_SLURM_USE_EXISTING=1) the one the environment names.
+eval "$("$REPO/scripts/slurm-cluster.sh" env)"
 slurm_version="$(slurmd -V 2>/dev/null | awk '{print $2}')"
 
 # 2. the sweep, locally
