@@ -49,19 +49,30 @@ pub fn may_come_within(
     q: Option<&[f64]>,
     reach: f64,
 ) -> bool {
+    lower_bound(kind, dim, s, q, reach) < reach
+}
+
+/// A lower bound (m) on the pair's distance at `s`, or (with `q`) anywhere on the
+/// segment from `s` to `s + q`: its distance at `s` less the displacement bound, or
+/// the box gap less it where that already reaches `reach` (the distance is then not
+/// computed); `-∞` where anything is NaN, so that the pair is kept.
+#[inline]
+pub fn lower_bound(kind: PairKind, dim: usize, s: &[f64], q: Option<&[f64]>, reach: f64) -> f64 {
     let n = kind.node_count() * dim;
+    let s = &s[..n];
     let approach = q.map_or(0.0, |q| displacement_bound(kind, dim, &q[..n]));
-    if box_gap(kind, dim, &s[..n]) - approach >= reach {
-        return false;
+    let by_boxes = box_gap(kind, dim, s) - approach;
+    if by_boxes >= reach {
+        return by_boxes;
     }
     // Boxes of a flat or folded mesh's neighbours touch where the primitives do not:
     // the distance decides those.
-    let d = stacked_distance_sq(kind, dim, &s[..n]).max(0.0).sqrt();
-    // NaN anywhere (coordinates, direction) keeps the pair.
-    !matches!(
-        (d - approach).partial_cmp(&reach),
-        Some(std::cmp::Ordering::Greater | std::cmp::Ordering::Equal)
-    )
+    let bound = stacked_distance_sq(kind, dim, s).sqrt() - approach;
+    if bound.is_nan() || by_boxes.is_nan() {
+        f64::NEG_INFINITY
+    } else {
+        bound.max(by_boxes)
+    }
 }
 
 #[cfg(test)]

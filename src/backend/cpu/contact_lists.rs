@@ -6,32 +6,37 @@
 //! the segment `x → x + p` (CCD bound, line search). Two layers keep that cheap:
 //!
 //! - **A cache, reused as Verlet lists are.** A [`PairCache`] is the broad phase of
-//!   a reference segment `x_ref → x_ref + p_ref` (a point where `p_ref = 0`), with
-//!   every box inflated by `d̂/2 + m` (margin `m`). It serves any evaluation whose
-//!   collision vertices all lie, after taking out a common translation, within `m`
-//!   (per coordinate) of their own box on the reference segment, checked at both
-//!   ends of the evaluation's segment (the translation at a point between is the one
-//!   interpolated between the ends'). Then a pair within d̂ there has boxes that lie,
-//!   translated, within `m` of its boxes on the reference segment, which therefore
-//!   overlap once inflated by `d̂/2 + m`: the pair is in the list. A body falling or
-//!   sliding as a whole keeps its list; so do the Newton iterations that follow a
-//!   step's first, long direction, whose sweep the cache was built over. The margin
-//!   is d̂, at most a fifth of the shortest collision edge ([`CACHE_MARGIN`],
-//!   [`CACHE_EDGE_FRACTION`]); wider ones multiply the lists (a margin that followed
-//!   the motion, 1.25 × the last direction's largest coordinate, made the 64×64
-//!   cloth's lists 26× longer and its steps 18× slower). The reference direction is
+//!   a reference segment `x_ref → x_ref + α p_ref`, `α ∈ [0, 1]` (a point where
+//!   `p_ref = 0`), with every box inflated by `d̂/2 + m` (margin `m`). It serves any
+//!   evaluation whose collision vertices all lie within `m` (Euclidean) of
+//!   `x_ref + α p_ref + c` for one `α` and one common translation `c`, checked at both
+//!   ends of the evaluation's segment (between them the interpolated `α` and `c` do
+//!   as well). Then a pair within d̂ there has boxes that lie, translated, within `m`
+//!   of its boxes on the reference segment, which therefore overlap once inflated by
+//!   `d̂/2 + m`: the pair is in the broad phase's list. A body falling or sliding as a
+//!   whole keeps its list; so do the Newton iterations that follow a step's first,
+//!   long direction, over whose sweep the cache was built. The reference direction is
 //!   the direction less its common translation (the vertices' mid-range), which
 //!   changes no distance and would only stretch every box.
-//! - **A near list** taken from the cache's: the pairs whose box gap, less how far
-//!   the direction can bring them together, is below d̂ ([`may_come_within`]). The
-//!   energies, the CCD bound and the next iteration's assembly (its iterate lies on
-//!   the segment) read only that list; the distances of the rest are never computed.
+//! - **Bounds that drop far pairs.** Each pair of the broad phase gets a lower bound
+//!   on its distance along the reference segment (`collision::near`: its box gap,
+//!   else its distance, less its displacement bound, which takes out the pair's own
+//!   mean motion, so that a mesh moving coherently keeps its neighbours' bounds
+//!   tight). Within the cache's region every vertex is within `m` of the segment, so
+//!   a pair whose bound is at least `d̂ + 2m` never matters and is not kept; the rest
+//!   are kept in order of their bound. An evaluation at excess `e ≤ m` (how far its
+//!   vertices are from the segment) reads only the pairs bounded below `d̂ + 2e`, and
+//!   of those keeps the **near list**: those that [`may_come_within`] d̂ on its own
+//!   segment. The energies, the CCD bound and the next iteration's assembly (its
+//!   iterate lies on the segment) read only that list.
 //!
-//! Every list is sorted and holds every pair with a nonzero term, so an energy does
+//! The margin is d̂, at most a fifth of the shortest collision edge ([`CACHE_MARGIN`],
+//! [`CACHE_EDGE_FRACTION`]): a wider one multiplies the broad phase's pairs. Every
+//! near list is sorted and holds every pair with a nonzero term, so an energy does
 //! not depend on which list it was summed over.
 
 use super::CpuBackend;
-use crate::collision::near::may_come_within;
+use crate::collision::near::{lower_bound, may_come_within};
 use crate::collision::pairs::{candidates, stacked, Motion, Pair};
 use crate::parallel;
 
@@ -41,22 +46,26 @@ pub const CACHE_MARGIN: f64 = 1.0;
 
 /// The largest cache margin as a fraction of the shortest collision edge's rest
 /// length: with d̂ as margin the 128×128 cloth (edges 1.25 d̂ long) got lists of
-/// 960k pairs instead of 24k, and 5.6 s steps.
+/// 960k pairs instead of 24k, and 5.6 s steps (measured before the lists kept
+/// only the pairs their bounds cannot rule out).
 pub const CACHE_EDGE_FRACTION: f64 = 0.2;
 
 /// A candidate list built wider than needed, reusable near where it was built.
 #[derive(Clone, Debug)]
 pub(super) struct PairCache {
-    /// Lower ends (m) of the collision vertices' coordinates on the reference segment,
-    /// in vertex order (`vertices × dim`).
-    lo: Vec<f64>,
-    /// Upper ends (m), as `lo`.
-    hi: Vec<f64>,
-    /// How far (m, per coordinate, after a common translation) a vertex may leave its
-    /// `lo..hi` before the list may miss a pair.
+    /// Positions (m) of the collision vertices where it was built, in vertex order
+    /// (`vertices × dim`).
+    x_ref: Vec<f64>,
+    /// The reference direction (m), as `x_ref`; empty for a cache built at a point.
+    p_ref: Vec<f64>,
+    /// How far (m, after a common translation) a vertex may leave the reference
+    /// segment before the list may miss a pair.
     margin: f64,
-    /// The pairs, sorted.
+    /// The pairs, in ascending order of `bound`.
     list: Vec<Pair>,
+    /// Per pair, a lower bound (m) on its distance on the reference segment
+    /// (ascending; `-∞` for a pair with a NaN coordinate).
+    bound: Vec<f64>,
 }
 
 impl CpuBackend {
@@ -84,45 +93,90 @@ impl CpuBackend {
         self.contact.swept = true;
     }
 
-    /// Whether the cache holds every pair within d̂ at the iterate, or (`sweep`)
-    /// anywhere on the segment along `p` (see the module docs): at each end, per
-    /// coordinate, some translation `c` puts every vertex within the margin of its
-    /// reference range, i.e. `max(y − hi) − min(y − lo) ≤ 2 m`.
-    fn covered(&self, sweep: bool) -> bool {
-        let Some(c) = &self.contact.cache else {
-            return false;
-        };
+    /// How far (m) the iterate, or (`sweep`) the segment along `p`, lies from the
+    /// cache's reference segment: at each end `y`, the largest distance of a vertex
+    /// from `x_ref + α p_ref + c`, for one step fraction `α ∈ [0, 1]` and one
+    /// translation `c` (any choice bounds it; `α` is the least-squares fit, `c` the
+    /// per-coordinate mid-range). Between the ends the interpolated `α` and `c` bound
+    /// it too (a distance to an affine path is convex). `None` without a cache, or
+    /// beyond its margin (or NaN).
+    fn excess(&self, sweep: bool) -> Option<f64> {
+        let c = self.contact.cache.as_ref()?;
         let dim = self.model.dim;
         let verts = &self.model.collision.vertices;
         let (x, p) = (&self.x, &self.p);
-        let fits = |end: bool| {
-            (0..dim).all(|k| {
-                let (mut above, mut below) = (f64::NEG_INFINITY, f64::INFINITY);
-                for (j, &v) in verts.iter().enumerate() {
-                    let i = v as usize * dim + k;
-                    let y = x[i] + if end { p[i] } else { 0.0 };
+        let nv = verts.len().max(1) as f64;
+        let at_end = |end: bool| {
+            // u: the vertices' displacement from x_ref, per collision-vertex slot.
+            let u = |r: usize| {
+                let i = verts[r / dim] as usize * dim + r % dim;
+                x[i] + if end { p[i] } else { 0.0 } - c.x_ref[r]
+            };
+            let q = |r: usize| c.p_ref.get(r).copied().unwrap_or(0.0);
+            let n = c.x_ref.len();
+            let (mut um, mut qm) = ([0.0; 3], [0.0; 3]);
+            for r in 0..n {
+                um[r % dim] += u(r) / nv;
+                qm[r % dim] += q(r) / nv;
+            }
+            let (mut uq, mut qq) = (0.0, 0.0);
+            for r in 0..n {
+                let (du, dq) = (u(r) - um[r % dim], q(r) - qm[r % dim]);
+                uq += du * dq;
+                qq += dq * dq;
+            }
+            let alpha = if qq > 0.0 {
+                (uq / qq).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+            for r in 0..n {
+                let w = u(r) - alpha * q(r);
+                lo[r % dim] = lo[r % dim].min(w);
+                hi[r % dim] = hi[r % dim].max(w);
+            }
+            let mut worst = 0.0f64;
+            for j in 0..verts.len() {
+                let mut e = 0.0;
+                for k in 0..dim {
                     let r = j * dim + k;
-                    if !y.is_finite() {
-                        return false;
-                    }
-                    above = above.max(y - c.hi[r]);
-                    below = below.min(y - c.lo[r]);
+                    let w = u(r) - alpha * q(r) - 0.5 * (lo[k] + hi[k]);
+                    e += w * w;
                 }
-                above - below <= 2.0 * c.margin
-            })
+                if e.is_nan() {
+                    return f64::INFINITY;
+                }
+                worst = worst.max(e);
+            }
+            worst.sqrt()
         };
-        fits(false) && (!sweep || fits(true))
+        let e = if sweep {
+            at_end(false).max(at_end(true))
+        } else {
+            at_end(false)
+        };
+        (e <= c.margin).then_some(e)
     }
 
     /// Points `candidates` at the pairs that may come within d̂ at the iterate (and on
-    /// the segment along p with `sweep`): those of the cache's list that
-    /// [`may_come_within`] d̂, after a new cache where it does not cover them.
+    /// the segment along p with `sweep`), sorted: after a new cache where the current
+    /// one does not cover them, the cache's pairs whose bound is below `d̂ + 2 e`
+    /// (`e` the [`Self::excess`]: each side of a pair has moved at most `e` beyond its
+    /// reference boxes), of those the ones that [`may_come_within`] d̂.
     fn cover(&mut self, sweep: bool) {
-        if !self.covered(sweep) {
-            self.rebuild_cache(sweep);
-        }
-        let list = &self.contact.cache.as_ref().expect("a cache covers").list;
-        let near = self.near(list, sweep);
+        let e = match self.excess(sweep) {
+            Some(e) => e,
+            None => {
+                self.rebuild_cache(sweep);
+                self.excess(sweep).unwrap_or(f64::INFINITY)
+            }
+        };
+        let c = self.contact.cache.as_ref().expect("a cache covers");
+        let reach = self.model.barrier.dhat + 2.0 * e;
+        let within = c.bound.partition_point(|&b| b < reach);
+        let mut near = self.near(&c.list[..within], sweep);
+        near.sort_unstable();
         self.contact.candidates = near;
         self.contact.valid = true;
     }
@@ -185,24 +239,45 @@ impl CpuBackend {
             sweep: sweep.then_some((&relative[..], 1.0)),
         };
         let reach = m.barrier.dhat + 2.0 * margin;
-        let list = candidates(&m.collision, motion, reach, &self.contact.excluded);
-        let (mut lo, mut hi) = (Vec::new(), Vec::new());
-        for &v in verts {
-            for k in 0..dim {
-                let i = v as usize * dim + k;
-                let end = self.x[i] + if sweep { relative[i] } else { 0.0 };
-                lo.push(self.x[i].min(end));
-                hi.push(self.x[i].max(end));
-            }
-        }
-        let found = list.len();
+        let found = candidates(&m.collision, motion, reach, &self.contact.excluded);
+        // While the cache serves, every vertex stays within the margin of the
+        // reference segment: a pair bounded at d̂ + 2m or more along it never matters.
+        let (x, q) = (&self.x, &relative);
+        let bounds = parallel::map(found.len(), |c| {
+            let pair = found[c];
+            let (_, _, s) = stacked(&m.collision, x, pair);
+            let q = sweep.then(|| stacked(&m.collision, q, pair).2);
+            lower_bound(pair.kind, dim, &s, q.as_ref().map(|q| &q[..]), reach)
+        });
+        let mut kept: Vec<(f64, Pair)> = bounds
+            .into_iter()
+            .zip(found)
+            .filter(|&(b, _)| b < reach)
+            .collect();
+        kept.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let (bound, list): (Vec<f64>, Vec<Pair>) = kept.into_iter().unzip();
+        let slot = |&v: &u32| v as usize * dim..(v as usize + 1) * dim;
+        let x_ref = verts
+            .iter()
+            .flat_map(|v| self.x[slot(v)].to_vec())
+            .collect();
+        let p_ref = if sweep {
+            verts
+                .iter()
+                .flat_map(|v| relative[slot(v)].to_vec())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let kept = list.len();
         self.contact.cache = Some(PairCache {
-            lo,
-            hi,
+            x_ref,
+            p_ref,
             margin,
             list,
+            bound,
         });
-        self.count_broad_phase(t0, found);
+        self.count_broad_phase(t0, kept);
     }
 
     /// The direction p (m) less its common translation: per coordinate, the mid-range

@@ -24,46 +24,62 @@
 //!
 //! # Algorithm of the fast versions
 //!
-//! A hierarchy of uniform grids stored as sorted lists (no hash maps, so the
-//! work and the output are deterministic):
+//! A hierarchy of uniform grids stored as sorted tables (no hash maps, so the
+//! work and the output are deterministic, whatever the number of threads):
 //!
-//! 1. The level-0 cell size `h` is the median of the boxes' largest extents
-//!    (positive, finite ones), guarded so the whole scene spans at most about
-//!    2⁴⁰ cells per axis. Each bound maps to an integer level-0 cell index by
-//!    `floor((v - origin) / h)` clamped to `[0, 2⁶²]`; this map is monotone, so
-//!    overlapping boxes always get overlapping cell ranges, even for infinite or
-//!    astronomically large bounds.
+//! 1. The level-0 cell size `h` is half the median of the largest extents
+//!    (positive, finite ones) of a strided sample of about 4096 boxes per list,
+//!    guarded so the sampled scene spans at most about 2⁴⁰ cells per axis. Each
+//!    bound maps to the integer level-0 cell index `floor(v / h) + 2⁶¹` clamped
+//!    to `[0, 2⁶²]`; this map is monotone, so overlapping boxes always get
+//!    overlapping cell ranges, even for infinite or astronomically large bounds.
 //! 2. Level `l` has cells `2^l` times larger (index `c >> l`, so levels nest
-//!    exactly). Each box goes to the lowest level at which it spans at most two
-//!    cells per axis (at most 8 cells), so a few huge boxes cost no more memory
-//!    than small ones; at level 62 every box fits.
-//! 3. Pairs on the same level come from runs of equal cells in the sorted
-//!    `(cell, box)` list; a box on a lower level looks up its (at most 8) cells on
-//!    each non-empty higher level by binary search.
-//! 4. A pair is reported only in the cell holding the lower corner of the two
-//!    boxes' common region (the component-wise maximum of their lower cells), so
-//!    it is reported once without a deduplication pass; it is then verified with
-//!    the exact box test, filtered by `keep`, and the list is sorted at the end.
+//!    exactly). Each box goes to the lowest level at which it spans at most three
+//!    cells per axis, so a few huge boxes cost no more memory than small ones; at
+//!    level 62 every box fits.
+//! 3. Each occupied level of each list holds each of its boxes once, in the cell
+//!    of the box's lower corner (`sort.rs`), the cells in `(z, y, x)` order: a
+//!    counting sort into a dense table of the level's occupied cell range when
+//!    that has at most about eight cells per box (merging up to 4 × 4 × 4 cells
+//!    into one table cell to get there: a surface spread in 3D); else a dense
+//!    table of its rows along x, sorted by x within rows (binary search); else
+//!    a list sorted by cell (binary search). The boxes are copied in that order.
+//! 4. A box finds the boxes of a level at or above its own that overlap it among
+//!    those whose lower corner cell lies between `reach` cells below its own
+//!    lower cell and its upper cell on each axis (`reach`, at most 2, is the
+//!    level's largest span): rows of consecutive entries along x, each entry
+//!    checked with the exact box test. A pair on one level is found from its
+//!    lower index (from its box of `a` in the two-list version), a pair across
+//!    levels from its box on the finer level, so each pair is found once,
+//!    without a deduplication pass.
+//! 5. The boxes of `a` search in parallel chunks of 1024 boxes on the rayon
+//!    pool. The pairs `[i, j]` a chunk finds from its box `i` come out sorted,
+//!    so their concatenation in chunk order is sorted; `keep` runs on them on the
+//!    calling thread, chunk after chunk as they come in (the thread works on
+//!    chunks while none is ready). The other pairs (found from the higher index
+//!    or from a box of `b`, across levels, and the pairs with a NaN box) are
+//!    sorted, filtered and merged in at the end.
 //!
 //! NaN boxes are paired with every other box directly; empty boxes are skipped.
-//! The cost is about linear in the number of boxes plus candidate pairs (times a
-//! logarithm for the sorts and the cross-level look-ups) for boxes of similar
-//! size; a cell crowded with boxes that do not overlap each other costs
-//! quadratically in that cell's population.
+//! The cost is about linear in the number of boxes plus candidate pairs for
+//! boxes of similar size (times a logarithm for levels stored as sorted lists);
+//! a cell crowded with boxes that do not overlap each other costs quadratically
+//! in that cell's population.
 //!
 //! # Files
 //!
 //! This file holds [`Aabb`] and the pair-list functions; `grid.rs` the
-//! hierarchical grid behind the fast versions; `tests.rs` and `proptests.rs` the
-//! hand cases and the property tests against the brute-force twins.
+//! hierarchical grid behind the fast versions (cell size, levels, the parallel
+//! search and `keep`); `sort.rs` one level's boxes sorted by cell and its scan;
+//! `tests.rs` and `proptests.rs` the hand cases and the property tests against
+//! the brute-force twins.
 
 mod grid;
 #[cfg(test)]
 mod proptests;
+mod sort;
 #[cfg(test)]
 mod tests;
-
-use grid::for_each_overlap;
 
 /// An axis-aligned box (m); 2D boxes have `lo[2] = hi[2] = 0`.
 ///
@@ -235,52 +251,35 @@ impl Aabb {
 /// Every `(i, j)` with `a[i]` overlapping `b[j]` and `keep(i, j)`, sorted by
 /// `(i, j)`, each once.
 ///
-/// Uses the hierarchical grid of the module docs: about linear cost in the
-/// number of boxes plus overlapping pairs. `keep` is called once for each pair of
-/// overlapping boxes (in no particular order) and never for other pairs. The
-/// result equals [`brute_force_pairs`].
+/// Uses the hierarchical grid of the module docs, searched on the rayon pool:
+/// about linear cost in the number of boxes plus overlapping pairs. `keep` is
+/// called once for each pair of overlapping boxes (in no particular order, on
+/// the calling thread) and never for other pairs. The result equals
+/// [`brute_force_pairs`].
 ///
 /// Panics if either slice has more than `u32::MAX` boxes.
 pub fn overlapping_pairs(a: &[Aabb], b: &[Aabb], keep: impl Fn(u32, u32) -> bool) -> Vec<[u32; 2]> {
     check_len(a);
     check_len(b);
-    let na = a.len();
-    if na == 0 || b.is_empty() {
+    if a.is_empty() || b.is_empty() {
         return Vec::new();
     }
-    let all: Vec<Aabb> = a.iter().chain(b).copied().collect();
-    let mut out = Vec::new();
-    for_each_overlap(&all, Some(na), |i, j| {
-        // i < j and the sides differ, so i is in `a` and j in `b`.
-        let (i, j) = (i as u32, (j - na) as u32);
-        if keep(i, j) {
-            out.push([i, j]);
-        }
-    });
-    out.sort_unstable();
-    out
+    grid::overlaps(a, Some(b), keep)
 }
 
 /// Every `(i, j)`, `i < j`, with `a[i]` overlapping `a[j]` and `keep(i, j)`,
 /// sorted by `(i, j)`, each once.
 ///
-/// Uses the hierarchical grid of the module docs: about linear cost in the
-/// number of boxes plus overlapping pairs. `keep` is called once for each pair of
-/// overlapping boxes (in no particular order) and never for other pairs. The
-/// result equals [`brute_force_self_pairs`].
+/// Uses the hierarchical grid of the module docs, searched on the rayon pool:
+/// about linear cost in the number of boxes plus overlapping pairs. `keep` is
+/// called once for each pair of overlapping boxes (in no particular order, on
+/// the calling thread) and never for other pairs. The result equals
+/// [`brute_force_self_pairs`].
 ///
 /// Panics if the slice has more than `u32::MAX` boxes.
 pub fn self_overlapping_pairs(a: &[Aabb], keep: impl Fn(u32, u32) -> bool) -> Vec<[u32; 2]> {
     check_len(a);
-    let mut out = Vec::new();
-    for_each_overlap(a, None, |i, j| {
-        let (i, j) = (i as u32, j as u32);
-        if keep(i, j) {
-            out.push([i, j]);
-        }
-    });
-    out.sort_unstable();
-    out
+    grid::overlaps(a, None, keep)
 }
 
 /// The brute-force twin of [`overlapping_pairs`]: tests all `a.len() · b.len()`

@@ -115,6 +115,32 @@ fn segment_triangle_2d(p: [f64; 2], q: [f64; 2], a: [f64; 2], b: [f64; 2], c: [f
         || segments_intersect_2d(p, q, c, a)
 }
 
+/// Whether the projections of the segment `p q` and the triangle `a b c` onto the
+/// plane without coordinate `axis` (one onto which the triangle projects one-to-one)
+/// are strictly separated by the line of a triangle edge or of the segment: then the
+/// 3D sets are disjoint too (a common point would project to a common point). Exact
+/// signs; a quick answer for the coplanar neighbours of a flat mesh, whose 3D
+/// orientation is exactly 0 and costs the adaptive predicate its slowest path.
+fn separated_in_projection(
+    p: [f64; 3],
+    q: [f64; 3],
+    a: [f64; 3],
+    b: [f64; 3],
+    c: [f64; 3],
+    axis: usize,
+) -> bool {
+    let [p, q, a, b, c] = [p, q, a, b, c].map(|v| drop_axis(v, axis));
+    // The triangle's orientation is non-zero in this projection: each edge has the
+    // third vertex strictly on one side.
+    let side = orient_2(a, b, c);
+    let outside = |u, v| orient_2(u, v, p) == -side && orient_2(u, v, q) == -side;
+    if outside(a, b) || outside(b, c) || outside(c, a) {
+        return true;
+    }
+    let s = [orient_2(p, q, a), orient_2(p, q, b), orient_2(p, q, c)];
+    s.iter().all(|&v| v > 0) || s.iter().all(|&v| v < 0)
+}
+
 /// The axis to drop so that the triangle `a b c` projects one-to-one (its
 /// projected exact orientation is non-zero; the largest one is taken for good
 /// conditioning), or `None` if the triangle is degenerate (collinear vertices).
@@ -159,6 +185,9 @@ pub fn segment_triangle_intersect_3d(
             || segments_intersect_3d(p, q, b, c)
             || segments_intersect_3d(p, q, c, a);
     };
+    if separated_in_projection(p, q, a, b, c, axis) {
+        return false;
+    }
     let sp = orient_3(a, b, c, p);
     let sq = orient_3(a, b, c, q);
     if sp * sq > 0 {
