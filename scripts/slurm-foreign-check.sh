@@ -182,25 +182,26 @@ make_dir -o slurm -g slurm -m 0755 /var/log/slurm
 MADE+=("$CTLD_PID" "$SLURMD_PID" "${LOGS[@]}")
 
 t0=$SECONDS
-$SUDO env -u SLURM_CONF slurmctld || fail "the foreign slurmctld did not start ($($SUDO tail -n 1 "${LOGS[0]}" 2>/dev/null))"
-for _ in $(seq 150); do
-    [ -s "$CTLD_PID" ] && break
-    sleep 0.2
-done
-ctld_pid="$(cat "$CTLD_PID" 2>/dev/null || true)"
-running "$ctld_pid" || fail "the foreign slurmctld is not running ($($SUDO tail -n 1 "${LOGS[0]}" 2>/dev/null))"
+# start_daemon NAME PIDFILE LOG: starts a foreign daemon as the machine would (no -f),
+# waits for its pid file and records it; prints the pid.
+start_daemon() {
+    local name=$1 pidfile=$2 log=$3 pid
+    $SUDO env -u SLURM_CONF "$name" >&2 || fail "the foreign $name did not start ($($SUDO tail -n 1 "$log" 2>/dev/null))"
+    for _ in $(seq 150); do
+        [ -s "$pidfile" ] && break
+        sleep 0.2
+    done
+    pid="$(cat "$pidfile" 2>/dev/null || true)"
+    running "$pid" || fail "the foreign $name is not running ($($SUDO tail -n 1 "$log" 2>/dev/null))"
+    echo "$pid"
+}
+ctld_pid="$(start_daemon slurmctld "$CTLD_PID" "${LOGS[0]}")"
 STARTED+=("slurmctld:$ctld_pid")
 for _ in $(seq 150); do
     fslurm scontrol ping 2>/dev/null | grep -q "is UP" && break
     sleep 0.2
 done
-$SUDO env -u SLURM_CONF slurmd || fail "the foreign slurmd did not start ($($SUDO tail -n 1 "${LOGS[1]}" 2>/dev/null))"
-for _ in $(seq 150); do
-    [ -s "$SLURMD_PID" ] && break
-    sleep 0.2
-done
-slurmd_pid="$(cat "$SLURMD_PID" 2>/dev/null || true)"
-running "$slurmd_pid" || fail "the foreign slurmd is not running ($($SUDO tail -n 1 "${LOGS[1]}" 2>/dev/null))"
+slurmd_pid="$(start_daemon slurmd "$SLURMD_PID" "${LOGS[1]}")"
 STARTED+=("slurmd:$slurmd_pid")
 state=""
 for _ in $(seq 150); do
