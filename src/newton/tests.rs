@@ -209,3 +209,23 @@ fn a_direction_below_the_f32_resolution_ends_the_solve() {
     // The stop is reported as such, not as meeting the tolerance.
     assert!(stats.residual > params.tolerance);
 }
+
+/// A first direction below the f32 resolution that meets the tolerance is still
+/// applied when `min_newton_iterations` asks for one (issue 25: the GPU reported 0
+/// Newton iterations on most resting steps of `lattice_drop`, the CPU 1): the step
+/// counts one iteration and converges, as the f64 backend's does.
+#[test]
+fn the_rules_first_direction_is_applied_below_the_resolution() {
+    let mut sys = F32Quadratic {
+        x: 3.0,
+        p: 0.0,
+        a: 3.0 + 1e-8,
+    };
+    let stats = solve(&mut sys, &params(1e-2, 1)).unwrap();
+    assert!(stats.converged && !stats.resolution_limited, "{stats:?}");
+    assert_eq!(stats.iterations, 1, "{stats:?}");
+    assert_eq!(stats.halvings, 0, "{stats:?}");
+    // Without the rule, the course's: no direction applied.
+    let stats = solve(&mut sys, &params(1e-2, 0)).unwrap();
+    assert!(stats.converged && stats.iterations == 0, "{stats:?}");
+}

@@ -261,8 +261,22 @@ pub fn assert_progress(rec: &springsim::sim::StepRecord, label: &str) {
     );
 }
 
+/// Asserts that a step applied the `min_newton_iterations` directions the rule asks
+/// for, unless the line search found no decrease along one that already met the
+/// tolerance (then the step converged without it, on either backend).
+pub fn assert_applies_the_rule(rec: &springsim::sim::StepRecord, min: u32, label: &str) {
+    assert!(
+        rec.newton_iterations >= min || (rec.converged && rec.line_search_failed),
+        "{label} step {}: {} Newton iterations, fewer than min_newton_iterations = {min} ({} CG)",
+        rec.step,
+        rec.newton_iterations,
+        rec.cg_iterations
+    );
+}
+
 /// Steps `scene` on the CPU and GPU backends side by side for `steps` steps, checking
 /// after every step: no stalled step and no step at the Newton cap on either backend,
+/// every GPU step applying the directions `min_newton_iterations` asks for,
 /// and on the GPU no NaN, accepted Newton iterates never raise E, every node strictly
 /// inside every plane and implicit wall. Returns the largest distance
 /// between a node's CPU and GPU positions (m), or `None` when there is no GPU (see
@@ -289,6 +303,11 @@ pub fn gpu_follows_cpu(name: &str, scene: Scene, steps: u64) -> Option<f64> {
             .unwrap_or_else(|e| panic!("{name} GPU step {step}: {e}"));
         assert_progress(&rc, &format!("{name} CPU"));
         assert_progress(&rec, &format!("{name} GPU"));
+        assert_applies_the_rule(
+            &rec,
+            model.solver.min_newton_iterations,
+            &format!("{name} GPU"),
+        );
         assert_energy_never_rises(&gpu.last_newton, &format!("{name} step {step}"));
         let xg = gpu.backend().positions();
         assert!(xg.iter().all(|c| c.is_finite()), "{name} step {step}: NaN");
