@@ -17,7 +17,7 @@ fn side_by_side(name: &str, steps: u64) -> Option<f64> {
 }
 
 fn run_pair(name: &str, s: scene::Scene, steps: u64) -> Option<f64> {
-    common::gpu_follows_cpu(name, s, steps)
+    common::side_by_side::gpu_follows_cpu(name, s, steps)
 }
 
 /// f32 positions near 10 m resolve 1e-6 m, so with h = 1e-3 s each step's velocity

@@ -206,7 +206,7 @@ fn a_square_falls_through_its_first_contacts_with_mas_on_the_gpu() {
     s.model.solver.preconditioner = PreconditionerKind::Mas;
     // gpu_follows_cpu asserts progress, no node behind a wall and non-rising energy
     // on every step of both backends (both with MAS).
-    let Some(worst) = common::gpu_follows_cpu("square2d_16 with MAS", s, 40) else {
+    let Some(worst) = common::side_by_side::gpu_follows_cpu("square2d_16 with MAS", s, 40) else {
         return;
     };
     assert!(worst < 1e-3, "GPU and CPU {worst} m apart");

@@ -10,7 +10,7 @@ use springsim::scene;
 /// the largest node distance.
 fn side_by_side(name: &str, steps: u64) -> Option<f64> {
     let s = scene::load(&format!("scenes/{name}.toml")).unwrap();
-    common::gpu_follows_cpu(name, s, steps)
+    common::side_by_side::gpu_follows_cpu(name, s, steps)
 }
 
 #[test]
@@ -85,7 +85,11 @@ fn lattice_drop_counts_the_same_newton_iterations_on_both_backends() {
     let (mut total_cpu, mut total_gpu, mut differ) = (0u64, 0u64, 0);
     for _ in 0..steps {
         let (rc, rg) = (cpu.step().unwrap(), gpu.step().unwrap());
-        common::assert_applies_the_rule(&rg, solver.min_newton_iterations, "lattice_drop GPU");
+        common::side_by_side::assert_applies_the_rule(
+            &rg,
+            solver.min_newton_iterations,
+            "lattice_drop GPU",
+        );
         total_cpu += u64::from(rc.newton_iterations);
         total_gpu += u64::from(rg.newton_iterations);
         differ += u32::from(rc.newton_iterations != rg.newton_iterations);

@@ -98,7 +98,7 @@ fn mesh_scenes_gpu_follows_the_cpu() {
         ("obj_cloth_drape", 25, 5e-4),
     ] {
         let s = scene::load(name).unwrap();
-        let Some(d) = common::gpu_follows_cpu(name, s, steps) else {
+        let Some(d) = common::side_by_side::gpu_follows_cpu(name, s, steps) else {
             return;
         };
         assert!(
@@ -156,7 +156,7 @@ fn a_2d_obj_triangle_mesh_lands_on_both_backends() {
         }
     }
     assert!(contact.is_some_and(|c| c < 20), "first contact {contact:?}");
-    if let Some(d) = common::gpu_follows_cpu("obj2d", s, 30) {
+    if let Some(d) = common::side_by_side::gpu_follows_cpu("obj2d", s, 30) {
         assert!(d < 1e-4, "GPU and CPU {d} m apart");
     }
 }
