@@ -162,8 +162,8 @@ impl CpuBackend {
     /// Points `candidates` at the pairs that may come within d̂ at the iterate (and on
     /// the segment along p with `sweep`), sorted: after a new cache where the current
     /// one does not cover them, the cache's pairs whose bound is below `d̂ + 2 e`
-    /// (`e` the [`Self::excess`]: each side of a pair has moved at most `e` beyond its
-    /// reference boxes), of those the ones that [`may_come_within`] d̂.
+    /// (`e` the [`Self::excess`]: each node of a pair lies within `e` of the translated
+    /// reference segment), of those the ones that [`may_come_within`] d̂.
     fn cover(&mut self, sweep: bool) {
         let e = match self.excess(sweep) {
             Some(e) => e,
