@@ -38,7 +38,6 @@
 use super::CpuBackend;
 use crate::collision::near::{lower_bound, may_come_within};
 use crate::collision::pairs::{candidates, stacked, Motion, Pair};
-use crate::parallel;
 
 /// The cache's margin in units of d̂ (at most [`CACHE_EDGE_FRACTION`] of the
 /// shortest collision edge).
@@ -130,18 +129,13 @@ impl CpuBackend {
             } else {
                 0.0
             };
-            let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
-            for r in 0..n {
-                let w = u(r) - alpha * q(r);
-                lo[r % dim] = lo[r % dim].min(w);
-                hi[r % dim] = hi[r % dim].max(w);
-            }
+            let shift = midrange(n, dim, |r| u(r) - alpha * q(r));
             let mut worst = 0.0f64;
             for j in 0..verts.len() {
                 let mut e = 0.0;
-                for k in 0..dim {
+                for (k, c) in shift.iter().enumerate().take(dim) {
                     let r = j * dim + k;
-                    let w = u(r) - alpha * q(r) - 0.5 * (lo[k] + hi[k]);
+                    let w = u(r) - alpha * q(r) - c;
                     e += w * w;
                 }
                 if e.is_nan() {
@@ -188,12 +182,10 @@ impl CpuBackend {
         let t0 = std::time::Instant::now();
         let m = &self.model;
         let (dim, dhat) = (m.dim, m.barrier.dhat);
-        let (x, p) = (&self.x, &self.p);
-        let keep = parallel::map(list.len(), |c| {
-            let pair = list[c];
-            let (_, _, s) = stacked(&m.collision, x, pair);
+        let p = &self.p;
+        let keep = self.map_pairs(list, &self.x, |pair, _, s| {
             let q = sweep.then(|| stacked(&m.collision, p, pair).2);
-            may_come_within(pair.kind, dim, &s, q.as_ref().map(|q| &q[..]), dhat)
+            may_come_within(pair.kind, dim, s, q.as_ref().map(|q| &q[..]), dhat)
         });
         let near: Vec<Pair> = list
             .iter()
@@ -242,12 +234,9 @@ impl CpuBackend {
         let found = candidates(&m.collision, motion, reach, &self.contact.excluded);
         // While the cache serves, every vertex stays within the margin of the
         // reference segment: a pair bounded at d̂ + 2m or more along it never matters.
-        let (x, q) = (&self.x, &relative);
-        let bounds = parallel::map(found.len(), |c| {
-            let pair = found[c];
-            let (_, _, s) = stacked(&m.collision, x, pair);
-            let q = sweep.then(|| stacked(&m.collision, q, pair).2);
-            lower_bound(pair.kind, dim, &s, q.as_ref().map(|q| &q[..]), reach)
+        let bounds = self.map_pairs(&found, &self.x, |pair, _, s| {
+            let q = sweep.then(|| stacked(&m.collision, &relative, pair).2);
+            lower_bound(pair.kind, dim, s, q.as_ref().map(|q| &q[..]), reach)
         });
         let mut kept: Vec<(f64, Pair)> = bounds
             .into_iter()
@@ -284,28 +273,30 @@ impl CpuBackend {
     /// of its values at the collision vertices.
     fn relative_direction(&self) -> Vec<f64> {
         let dim = self.model.dim;
-        let p = &self.p;
-        let mut shift = [0.0; 3];
-        for (k, s) in shift.iter_mut().enumerate().take(dim) {
-            let (lo, hi) = self
-                .model
-                .collision
-                .vertices
-                .iter()
-                .map(|&v| p[v as usize * dim + k])
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| {
-                    (lo.min(c), hi.max(c))
-                });
-            *s = 0.5 * (lo + hi);
-        }
+        let (p, verts) = (&self.p, &self.model.collision.vertices);
+        let shift = midrange(verts.len() * dim, dim, |r| {
+            p[verts[r / dim] as usize * dim + r % dim]
+        });
         (0..p.len()).map(|i| p[i] - shift[i % dim]).collect()
     }
 
-    /// Books a broad phase that started at `t0` and found `found` pairs.
-    fn count_broad_phase(&mut self, t0: std::time::Instant, found: usize) {
+    /// Books a broad phase that started at `t0` and kept `kept` pairs.
+    fn count_broad_phase(&mut self, t0: std::time::Instant, kept: usize) {
         let st = &mut self.contact.stats;
         st.broad_phase_seconds += t0.elapsed().as_secs_f64();
         st.broad_phases += 1;
-        st.candidate_pairs += found as u64;
+        st.candidate_pairs += kept as u64;
     }
+}
+
+/// Per coordinate `k < dim`, the mid-range of `value(r)` over the slots `r < len`
+/// with `r % dim == k` (vertex-major `vertices × dim` data).
+fn midrange(len: usize, dim: usize, value: impl Fn(usize) -> f64) -> [f64; 3] {
+    let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+    for r in 0..len {
+        let v = value(r);
+        lo[r % dim] = lo[r % dim].min(v);
+        hi[r % dim] = hi[r % dim].max(v);
+    }
+    [0, 1, 2].map(|k| 0.5 * (lo[k] + hi[k]))
 }

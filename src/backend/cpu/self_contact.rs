@@ -69,7 +69,18 @@ impl CpuBackend {
         y: &[f64],
         f: impl Fn(Pair, &[u32; 4], &[f64; 12]) -> T + Sync + Send,
     ) -> Vec<T> {
-        let (mesh, list) = (&self.model.collision, &self.contact.candidates);
+        self.map_pairs(&self.contact.candidates, y, f)
+    }
+
+    /// `f(pair, nodes, stacked coordinates at y)` for every pair of `list`, in order,
+    /// in parallel.
+    pub(super) fn map_pairs<T: Send>(
+        &self,
+        list: &[Pair],
+        y: &[f64],
+        f: impl Fn(Pair, &[u32; 4], &[f64; 12]) -> T + Sync + Send,
+    ) -> Vec<T> {
+        let mesh = &self.model.collision;
         parallel::map(list.len(), |c| {
             let (nodes, _, s) = stacked(mesh, y, list[c]);
             f(list[c], &nodes, &s)
