@@ -1,7 +1,10 @@
 // Every GPU buffer of a scene, with one fixed binding number each (group 0).
 // Kernels import this file; the host reflects which bindings each entry point uses
 // (src/backend/gpu/pipelines.rs) and builds its layout and bind group from that, so a
-// binding is declared exactly once. Vectors are flat arrays of n × dim reals.
+// binding is declared exactly once. Vectors are flat arrays of n × dim reals; what a
+// CG iteration streams (the CG vectors, the node blocks, the preconditioner's data)
+// is `lreal`, f32 in the mixed mode (precision/mixed.wgsl), converted on load and
+// store.
 // #import common.wgsl
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -18,28 +21,28 @@
 @group(0) @binding(7) var<storage, read_write> v: array<real>;
 @group(0) @binding(8) var<storage, read_write> acc: array<real>;
 // Newton direction (the CG solution)
-@group(0) @binding(9) var<storage, read_write> p: array<real>;
+@group(0) @binding(9) var<storage, read_write> p: array<lreal>;
 // CG residual, starts as −∇E
-@group(0) @binding(10) var<storage, read_write> r: array<real>;
-@group(0) @binding(11) var<storage, read_write> z: array<real>;
+@group(0) @binding(10) var<storage, read_write> r: array<lreal>;
+@group(0) @binding(11) var<storage, read_write> z: array<lreal>;
 // CG search direction
-@group(0) @binding(12) var<storage, read_write> d: array<real>;
-@group(0) @binding(13) var<storage, read_write> q: array<real>;
+@group(0) @binding(12) var<storage, read_write> d: array<lreal>;
+@group(0) @binding(13) var<storage, read_write> q: array<lreal>;
 @group(0) @binding(14) var<storage, read_write> partials: array<Lanes>;
 @group(0) @binding(15) var<storage, read_write> cg: CgState;
 @group(0) @binding(16) var<storage, read_write> results: array<Lanes>;
 // two sets of per-node symmetric blocks, packed (see NodeBlock; dim − 1 vec4 per
 // node): set 0 the Newton matrix's node blocks, set 1 the block-Jacobi
 // preconditioner (the inverse of each node's diagonal block of H)
-@group(0) @binding(17) var<storage, read_write> blocks: array<vec4<real>>;
+@group(0) @binding(17) var<storage, read_write> blocks: array<vec4<lreal>>;
 // The multilevel preconditioner (kernels/mas.wgsl; placeholders without it): node
 // order by rank then each node's rank (bit 31: fixed); the frames of levels 1 and up
 // (centroid xyz, radius w); every domain's inverted matrix; every level's
 // restricted residual and correction; the level the level-by-level kernels work on.
 @group(0) @binding(18) var<storage, read_write> mas_index: array<u32>;
-@group(0) @binding(19) var<storage, read_write> mas_frames: array<vec4<real>>;
-@group(0) @binding(20) var<storage, read_write> mas_matrices: array<real>;
-@group(0) @binding(21) var<storage, read_write> mas_vectors: array<real>;
+@group(0) @binding(19) var<storage, read_write> mas_frames: array<vec4<lreal>>;
+@group(0) @binding(20) var<storage, read_write> mas_matrices: array<lreal>;
+@group(0) @binding(21) var<storage, read_write> mas_vectors: array<lreal>;
 @group(0) @binding(22) var<storage, read_write> mas_state: MasState;
 // partial blocks of the coarse levels' matrices (two regions, kernels/mas.wgsl)
-@group(0) @binding(23) var<storage, read_write> mas_partials: array<real>;
+@group(0) @binding(23) var<storage, read_write> mas_partials: array<lreal>;

@@ -2,8 +2,10 @@
 // The Rust twins of these structs live in src/backend/gpu/layout.rs; a test checks that the
 // sizes and offsets agree.
 
-// Every real number on the GPU; an f64 build would change this one line.
-alias real = f32;
+// `real` (the state, energies, CCD, driver scalars), `lreal` (what CG streams),
+// REAL_EPSILON and the transcendental functions real_log, real_exp, real_pow,
+// real_sin, real_cos, from the precision mode's file (shaders/precision/).
+// #import precision.wgsl
 
 // Threads per workgroup of every kernel.
 const WG: u32 = 256u;

@@ -94,7 +94,7 @@ fn nodes_in(l: u32, a: u32) -> u32 {
 }
 
 fn frame(l: u32, a: u32) -> vec4<real> {
-    return mas_frames[mas_level(l).frame_offset + a];
+    return vec4<real>(mas_frames[mas_level(l).frame_offset + a]);
 }
 
 

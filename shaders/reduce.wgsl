@@ -2,14 +2,26 @@
 // call it (it holds barriers), so kernels never return before it.
 // #import common.wgsl
 
-var<workgroup> wg_sums: array<vec4<real>, WG>;
-var<workgroup> wg_mixed: array<vec4<real>, WG>;
+// Half a workgroup of slots: the upper half of the threads store their lanes, the
+// lower half fold them into their own (the tree's first level), so that the f64
+// lanes fit the 16 KiB of workgroup memory every adapter has.
+const WG_HALF: u32 = 128u;
+var<workgroup> wg_sums: array<vec4<real>, WG_HALF>;
+var<workgroup> wg_mixed: array<vec4<real>, WG_HALF>;
 
 fn workgroup_reduce(lid: u32, mine: Lanes) -> Lanes {
-    wg_sums[lid] = mine.sums;
-    wg_mixed[lid] = mine.mixed;
+    if (lid >= WG_HALF) {
+        wg_sums[lid - WG_HALF] = mine.sums;
+        wg_mixed[lid - WG_HALF] = mine.mixed;
+    }
     workgroupBarrier();
-    for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
+    if (lid < WG_HALF) {
+        let c = lanes_combine(mine, Lanes(wg_sums[lid], wg_mixed[lid]));
+        wg_sums[lid] = c.sums;
+        wg_mixed[lid] = c.mixed;
+    }
+    workgroupBarrier();
+    for (var stride = WG_HALF / 2u; stride > 0u; stride = stride / 2u) {
         if (lid < stride) {
             let c = lanes_combine(Lanes(wg_sums[lid], wg_mixed[lid]), Lanes(wg_sums[lid + stride], wg_mixed[lid + stride]));
             wg_sums[lid] = c.sums;

@@ -81,72 +81,72 @@ fn store_acc(i: u32, val: vec3<real>) {
 
 fn load_p(i: u32) -> vec3<real> {
     let b = i * P.dim;
-    var o = vec3<real>(p[b], p[b + 1u], 0.0);
-    if (P.dim == 3u) { o.z = p[b + 2u]; }
+    var o = vec3<real>(real(p[b]), real(p[b + 1u]), 0.0);
+    if (P.dim == 3u) { o.z = real(p[b + 2u]); }
     return o;
 }
 
 fn store_p(i: u32, val: vec3<real>) {
     let b = i * P.dim;
-    p[b] = val.x;
-    p[b + 1u] = val.y;
-    if (P.dim == 3u) { p[b + 2u] = val.z; }
+    p[b] = lreal(val.x);
+    p[b + 1u] = lreal(val.y);
+    if (P.dim == 3u) { p[b + 2u] = lreal(val.z); }
 }
 
 fn load_r(i: u32) -> vec3<real> {
     let b = i * P.dim;
-    var o = vec3<real>(r[b], r[b + 1u], 0.0);
-    if (P.dim == 3u) { o.z = r[b + 2u]; }
+    var o = vec3<real>(real(r[b]), real(r[b + 1u]), 0.0);
+    if (P.dim == 3u) { o.z = real(r[b + 2u]); }
     return o;
 }
 
 fn store_r(i: u32, val: vec3<real>) {
     let b = i * P.dim;
-    r[b] = val.x;
-    r[b + 1u] = val.y;
-    if (P.dim == 3u) { r[b + 2u] = val.z; }
+    r[b] = lreal(val.x);
+    r[b + 1u] = lreal(val.y);
+    if (P.dim == 3u) { r[b + 2u] = lreal(val.z); }
 }
 
 fn load_z(i: u32) -> vec3<real> {
     let b = i * P.dim;
-    var o = vec3<real>(z[b], z[b + 1u], 0.0);
-    if (P.dim == 3u) { o.z = z[b + 2u]; }
+    var o = vec3<real>(real(z[b]), real(z[b + 1u]), 0.0);
+    if (P.dim == 3u) { o.z = real(z[b + 2u]); }
     return o;
 }
 
 fn store_z(i: u32, val: vec3<real>) {
     let b = i * P.dim;
-    z[b] = val.x;
-    z[b + 1u] = val.y;
-    if (P.dim == 3u) { z[b + 2u] = val.z; }
+    z[b] = lreal(val.x);
+    z[b + 1u] = lreal(val.y);
+    if (P.dim == 3u) { z[b + 2u] = lreal(val.z); }
 }
 
 fn load_d(i: u32) -> vec3<real> {
     let b = i * P.dim;
-    var o = vec3<real>(d[b], d[b + 1u], 0.0);
-    if (P.dim == 3u) { o.z = d[b + 2u]; }
+    var o = vec3<real>(real(d[b]), real(d[b + 1u]), 0.0);
+    if (P.dim == 3u) { o.z = real(d[b + 2u]); }
     return o;
 }
 
 fn store_d(i: u32, val: vec3<real>) {
     let b = i * P.dim;
-    d[b] = val.x;
-    d[b + 1u] = val.y;
-    if (P.dim == 3u) { d[b + 2u] = val.z; }
+    d[b] = lreal(val.x);
+    d[b + 1u] = lreal(val.y);
+    if (P.dim == 3u) { d[b + 2u] = lreal(val.z); }
 }
 
 fn load_q(i: u32) -> vec3<real> {
     let b = i * P.dim;
-    var o = vec3<real>(q[b], q[b + 1u], 0.0);
-    if (P.dim == 3u) { o.z = q[b + 2u]; }
+    var o = vec3<real>(real(q[b]), real(q[b + 1u]), 0.0);
+    if (P.dim == 3u) { o.z = real(q[b + 2u]); }
     return o;
 }
 
 fn store_q(i: u32, val: vec3<real>) {
     let b = i * P.dim;
-    q[b] = val.x;
-    q[b + 1u] = val.y;
-    if (P.dim == 3u) { q[b + 2u] = val.z; }
+    q[b] = lreal(val.x);
+    q[b + 1u] = lreal(val.y);
+    if (P.dim == 3u) { q[b + 2u] = lreal(val.z); }
 }
 
 fn wall_normal(w: u32) -> vec3<real> {
@@ -169,19 +169,19 @@ const PRECONDITIONER_BLOCKS: u32 = 1u;
 fn load_block(which: u32, i: u32) -> NodeBlock {
     let k = (which * P.n_nodes + i) * (P.dim - 1u);
     if (P.dim == 3u) {
-        return NodeBlock(blocks[k], blocks[k + 1u]);
+        return NodeBlock(vec4<real>(blocks[k]), vec4<real>(blocks[k + 1u]));
     }
-    let b = blocks[k];
+    let b = vec4<real>(blocks[k]);
     return NodeBlock(vec4<real>(b.x, b.y, 0.0, b.w), vec4<real>(b.z, 0.0, 0.0, 0.0));
 }
 
 fn store_block(which: u32, i: u32, b: NodeBlock) {
     let k = (which * P.n_nodes + i) * (P.dim - 1u);
     if (P.dim == 3u) {
-        blocks[k] = b.diag;
-        blocks[k + 1u] = b.off;
+        blocks[k] = vec4<lreal>(b.diag);
+        blocks[k + 1u] = vec4<lreal>(b.off);
     } else {
-        blocks[k] = vec4<real>(b.diag.x, b.diag.y, b.off.x, b.diag.w);
+        blocks[k] = vec4<lreal>(vec4<real>(b.diag.x, b.diag.y, b.off.x, b.diag.w));
     }
 }
 

@@ -27,6 +27,7 @@ pub mod parallel;
 pub mod pcg;
 pub mod plot;
 pub mod potential;
+pub mod precision;
 pub mod render;
 pub mod restitution;
 pub mod run;

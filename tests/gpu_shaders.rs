@@ -35,6 +35,18 @@ fn every_kernel_composes_parses_and_validates() {
 }
 
 #[test]
+fn every_kernel_validates_in_every_precision_with_implicit_walls() {
+    let scene = springsim::scene::load("scenes/sextic_balls.toml").unwrap();
+    let generated = springsim::implicit::wgsl::generate(&scene.model.implicit_walls);
+    for precision in springsim::precision::GpuPrecision::ALL {
+        for (path, _) in Kernel::files() {
+            springsim::backend::gpu::pipelines::reflect_for(path, &generated, precision)
+                .unwrap_or_else(|e| panic!("{}: {e}", precision.name()));
+        }
+    }
+}
+
+#[test]
 fn every_shader_file_is_embedded_and_imports_resolve() {
     let dir = std::path::Path::new("shaders");
     let mut files = Vec::new();

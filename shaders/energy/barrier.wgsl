@@ -7,7 +7,7 @@ fn ln1p(t: real) -> real {
     if (abs(t) < 1e-3) {
         return t * (1.0 - t * (0.5 - t / 3.0));
     }
-    return log(1.0 + t);
+    return real_log(1.0 + t);
 }
 
 fn barrier_value(kind: u32, kappa: real, dhat: real, area: real, dist: real) -> real {
@@ -15,10 +15,10 @@ fn barrier_value(kind: u32, kappa: real, dhat: real, area: real, dist: real) -> 
     if (dist <= 0.0) { return BIG; }
     let s = dist / dhat;
     if (kind == BARRIER_BOOK) {
-        return area * dhat * kappa * 0.5 * (s - 1.0) * log(s);
+        return area * dhat * kappa * 0.5 * (s - 1.0) * real_log(s);
     }
     let e = dist - dhat;
-    return -kappa * area * e * e * log(s);
+    return -kappa * area * e * e * real_log(s);
 }
 
 // b(dist + dd) − b(dist) for an admissible dist + dd > 0, without subtracting two
@@ -28,7 +28,7 @@ fn barrier_value_change(kind: u32, kappa: real, dhat: real, area: real, dist: re
     if (dist >= dhat || d1 >= dhat) {
         return barrier_value(kind, kappa, dhat, area, d1) - barrier_value(kind, kappa, dhat, area, dist);
     }
-    let l1 = log(d1 / dhat);
+    let l1 = real_log(d1 / dhat);
     let lr = ln1p(dd / dist);
     if (kind == BARRIER_BOOK) {
         let s = dist / dhat;
@@ -43,10 +43,10 @@ fn barrier_gradient(kind: u32, kappa: real, dhat: real, area: real, dist: real) 
     if (dist >= dhat || dist <= 0.0) { return 0.0; }
     let s = dist / dhat;
     if (kind == BARRIER_BOOK) {
-        return area * dhat * (kappa * 0.5 * (log(s) / dhat + (s - 1.0) / dist));
+        return area * dhat * (kappa * 0.5 * (real_log(s) / dhat + (s - 1.0) / dist));
     }
     let e = dist - dhat;
-    return -kappa * area * (2.0 * e * log(s) + e * e / dist);
+    return -kappa * area * (2.0 * e * real_log(s) + e * e / dist);
 }
 
 // Second derivative in d, clamped at 0.
@@ -57,7 +57,7 @@ fn barrier_hessian(kind: u32, kappa: real, dhat: real, area: real, dist: real) -
         h = area * kappa * (dist + dhat) / (2.0 * dist * dist);
     } else {
         let t = dhat / dist;
-        h = -kappa * area * (2.0 * log(dist / dhat) + 3.0 - 2.0 * t - t * t);
+        h = -kappa * area * (2.0 * real_log(dist / dhat) + 3.0 - 2.0 * t - t * t);
     }
     return max(h, 0.0);
 }

@@ -27,7 +27,7 @@ fn spring_hessian(dv: vec3<real>, l2: real, k: real) -> vec2<real> {
     let dd = dot(dv, dv);
     let across = max(c * (dd - l2), 0.0);
     let along = max(c * (3.0 * dd - l2), 0.0);
-    var coef = 0.0;
+    var coef: real = 0.0;
     if (dd > 0.0) { coef = (along - across) / dd; }
     return vec2<real>(across, coef);
 }

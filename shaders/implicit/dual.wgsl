@@ -61,9 +61,9 @@ fn dual_powi(a: Dual, n: i32) -> Dual {
 fn dual_powc(a: Dual, c: real) -> Dual {
     let b = max(a.v, 0.0);
     if (b > 0.0) {
-        return dual_chain(a, pow(b, c), c * pow(b, c - 1.0), c * (c - 1.0) * pow(b, c - 2.0));
+        return dual_chain(a, real_pow(b, c), c * real_pow(b, c - 1.0), c * (c - 1.0) * real_pow(b, c - 2.0));
     }
-    return dual_chain(a, pow(b, c), select(0.0, 1.0, c == 1.0), select(0.0, 2.0, c == 2.0));
+    return dual_chain(a, real_pow(b, c), select(real(0.0), real(1.0), c == 1.0), select(real(0.0), real(2.0), c == 2.0));
 }
 
 fn dual_abs(a: Dual) -> Dual { return dual_chain(a, abs(a.v), sign(a.v), 0.0); }
@@ -79,13 +79,13 @@ fn dual_sqrt(a: Dual) -> Dual {
 }
 
 fn dual_exp(a: Dual) -> Dual {
-    let e = exp(a.v);
+    let e = real_exp(a.v);
     return dual_chain(a, e, e, e);
 }
 
-fn dual_ln(a: Dual) -> Dual { return dual_chain(a, log(a.v), 1.0 / a.v, -1.0 / (a.v * a.v)); }
-fn dual_sin(a: Dual) -> Dual { return dual_chain(a, sin(a.v), cos(a.v), -sin(a.v)); }
-fn dual_cos(a: Dual) -> Dual { return dual_chain(a, cos(a.v), -sin(a.v), -cos(a.v)); }
+fn dual_ln(a: Dual) -> Dual { return dual_chain(a, real_log(a.v), 1.0 / a.v, -1.0 / (a.v * a.v)); }
+fn dual_sin(a: Dual) -> Dual { return dual_chain(a, real_sin(a.v), real_cos(a.v), -real_sin(a.v)); }
+fn dual_cos(a: Dual) -> Dual { return dual_chain(a, real_cos(a.v), -real_sin(a.v), -real_cos(a.v)); }
 
 fn dual_min(a: Dual, b: Dual) -> Dual {
     if (a.v <= b.v) { return a; }

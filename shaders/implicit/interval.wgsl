@@ -72,8 +72,8 @@ fn ival_powi(a: Ival, n: i32) -> Ival {
 fn ival_powc(a: Ival, c: real) -> Ival {
     let l = max(a.lo, 0.0);
     let h = max(a.hi, 0.0);
-    if (c >= 0.0) { return ival_nonneg(ival_widen(pow(l, c), pow(h, c), IVAL_TRANS)); }
-    if (l > 0.0) { return ival_nonneg(ival_widen(pow(h, c), pow(l, c), IVAL_TRANS)); }
+    if (c >= 0.0) { return ival_nonneg(ival_widen(real_pow(l, c), real_pow(h, c), IVAL_TRANS)); }
+    if (l > 0.0) { return ival_nonneg(ival_widen(real_pow(h, c), real_pow(l, c), IVAL_TRANS)); }
     return ival_whole();
 }
 
@@ -88,17 +88,17 @@ fn ival_sqrt(a: Ival) -> Ival {
     return ival_nonneg(ival_widen(sqrt(a.lo), sqrt(a.hi), IVAL_TRANS));
 }
 
-fn ival_exp(a: Ival) -> Ival { return ival_nonneg(ival_widen(exp(a.lo), exp(a.hi), IVAL_TRANS)); }
+fn ival_exp(a: Ival) -> Ival { return ival_nonneg(ival_widen(real_exp(a.lo), real_exp(a.hi), IVAL_TRANS)); }
 
 fn ival_ln(a: Ival) -> Ival {
     if (a.lo <= 0.0) { return ival_whole(); }
-    return ival_widen(log(a.lo), log(a.hi), IVAL_TRANS);
+    return ival_widen(real_log(a.lo), real_log(a.hi), IVAL_TRANS);
 }
 
 fn ival_cos(a: Ival) -> Ival {
     if (!(a.hi - a.lo < 2.0 * IVAL_PI)) { return Ival(-1.0, 1.0); }
-    let cl = cos(a.lo);
-    let ch = cos(a.hi);
+    let cl = real_cos(a.lo);
+    let ch = real_cos(a.hi);
     var lo = min(cl, ch);
     var hi = max(cl, ch);
     if (2.0 * IVAL_PI * ceil(a.lo / (2.0 * IVAL_PI)) <= a.hi) { hi = 1.0; }

@@ -1,13 +1,11 @@
 // Per node, for the Newton driver: the stopping measure Σ_k |p_ik| (max lane), the
 // CCD step bound over every wall (min lane) and, in sums.x, the count of nodes whose p
-// is above rounding noise (some |p_ik| > 2⁻²³ max_k |x_ik|, one f32 ulp), in sums.y
+// is above rounding noise (some |p_ik| > ε max_k |x_ik|, one ulp of `real`: REAL_EPSILON), in sums.y
 // the count above NEAR_RESOLUTION_ULPS such units, as workgroup partials.
 // CPU twin: src/backend/cpu/direction_stats.rs.
 // #import state.wgsl
 // #import contact.wgsl
 
-// One unit in the last place of f32, relative (2⁻²³).
-const RESOLUTION: real = 1.1920929e-7;
 // Twin of crate::newton::NEAR_RESOLUTION_ULPS.
 const NEAR_RESOLUTION_ULPS: real = 16.0;
 
@@ -21,10 +19,10 @@ fn direction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
         let bound = contact_ccd_bound(xi, pi);
         let a = abs(pi);
         let ax = abs(xi);
-        let noise = RESOLUTION * max(ax.x, max(ax.y, ax.z));
+        let noise = REAL_EPSILON * max(ax.x, max(ax.y, ax.z));
         let amax = max(a.x, max(a.y, a.z));
-        mine.sums.x = select(0.0, 1.0, amax > noise);
-        mine.sums.y = select(0.0, 1.0, amax > NEAR_RESOLUTION_ULPS * noise);
+        mine.sums.x = select(real(0.0), real(1.0), amax > noise);
+        mine.sums.y = select(real(0.0), real(1.0), amax > NEAR_RESOLUTION_ULPS * noise);
         mine.mixed.z = bound;
         mine.mixed.w = a.x + a.y + a.z;
     }

@@ -30,7 +30,7 @@ fn energy_total(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
         mine.sums.z = grav;
         mine.mixed.x = bar;
         mine.mixed.z = dmin;
-        mine.mixed.w = select(0.0, 1.0, dmin <= 0.0);
+        mine.mixed.w = select(real(0.0), real(1.0), dmin <= 0.0);
     }
     if (t < P.n_springs) {
         let s = springs[t];

@@ -43,25 +43,25 @@ fn rigid_dofs() -> u32 {
 fn load_rigid(offset: u32, a: u32) -> Rigid {
     let o = offset + a * rigid_dofs();
     if (P.dim == 2u) {
-        return Rigid(vec3<real>(mas_vectors[o], mas_vectors[o + 1u], 0.0), vec3<real>(0.0, 0.0, mas_vectors[o + 2u]));
+        return Rigid(vec3<real>(real(mas_vectors[o]), real(mas_vectors[o + 1u]), 0.0), vec3<real>(0.0, 0.0, real(mas_vectors[o + 2u])));
     }
     return Rigid(
-        vec3<real>(mas_vectors[o], mas_vectors[o + 1u], mas_vectors[o + 2u]),
-        vec3<real>(mas_vectors[o + 3u], mas_vectors[o + 4u], mas_vectors[o + 5u]),
+        vec3<real>(real(mas_vectors[o]), real(mas_vectors[o + 1u]), real(mas_vectors[o + 2u])),
+        vec3<real>(real(mas_vectors[o + 3u]), real(mas_vectors[o + 4u]), real(mas_vectors[o + 5u])),
     );
 }
 
 fn store_rigid(offset: u32, a: u32, m: Rigid) {
     let o = offset + a * rigid_dofs();
-    mas_vectors[o] = m.t.x;
-    mas_vectors[o + 1u] = m.t.y;
+    mas_vectors[o] = lreal(m.t.x);
+    mas_vectors[o + 1u] = lreal(m.t.y);
     if (P.dim == 2u) {
-        mas_vectors[o + 2u] = m.w.z;
+        mas_vectors[o + 2u] = lreal(m.w.z);
     } else {
-        mas_vectors[o + 2u] = m.t.z;
-        mas_vectors[o + 3u] = m.w.x;
-        mas_vectors[o + 4u] = m.w.y;
-        mas_vectors[o + 5u] = m.w.z;
+        mas_vectors[o + 2u] = lreal(m.t.z);
+        mas_vectors[o + 3u] = lreal(m.w.x);
+        mas_vectors[o + 4u] = lreal(m.w.y);
+        mas_vectors[o + 5u] = lreal(m.w.z);
     }
 }
 
@@ -91,7 +91,7 @@ fn mas_restrict(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
         let last = min(a * MAS_B + MAS_B, below.count);
         for (var k = a * MAS_B; k < last; k++) {
             let v = load_rigid(below.v_offset, k);
-            let fk = mas_frames[below.frame_offset + k];
+            let fk = vec4<real>(mas_frames[below.frame_offset + k]);
             t += v.t;
             w += cross((fk.xyz - fa.xyz) / rho, v.t) + v.w * (frame_radius(fk) / rho);
         }
@@ -112,21 +112,21 @@ fn mas_solve(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     let lv = mas_level(ld.x);
     let m = MAS_B * lv.dofs;
     if (lid < m) {
-        var v = 0.0;
+        var v: real = 0.0;
         if (ld.x == 0u) {
             let rank = ld.y * MAS_B + lid / P.dim;
             if (rank < P.n_nodes) { v = load_r(mas_order(rank))[lid % P.dim]; }
         } else {
-            v = mas_vectors[lv.v_offset + ld.y * m + lid];
+            v = real(mas_vectors[lv.v_offset + ld.y * m + lid]);
         }
         wg_vec[lid] = v;
     }
     workgroupBarrier();
     if (lid < m) {
         let base = lv.matrix_offset + ld.y * m * m;
-        var y = 0.0;
-        for (var j = 0u; j < m; j++) { y += mas_matrices[base + j * m + lid] * wg_vec[j]; }
-        mas_vectors[lv.y_offset + ld.y * m + lid] = y;
+        var y: real = 0.0;
+        for (var j = 0u; j < m; j++) { y += real(mas_matrices[base + j * m + lid]) * wg_vec[j]; }
+        mas_vectors[lv.y_offset + ld.y * m + lid] = lreal(y);
     }
 }
 
@@ -142,7 +142,7 @@ fn mas_prolong(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     let lv = mas_level(l);
     let a = k / MAS_B;
     let fa = frame(l, a);
-    let fk = mas_frames[below.frame_offset + k];
+    let fk = vec4<real>(mas_frames[below.frame_offset + k]);
     let rho = frame_radius(fa);
     let y = load_rigid(lv.y_offset, a);
     let mine = load_rigid(below.y_offset, k);
@@ -164,8 +164,8 @@ fn mas_finish(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
         if (rk.y == 0u) {
             let l0 = mas_level(0u);
             let o = l0.y_offset + rk.x * P.dim;
-            zi = vec3<real>(mas_vectors[o], mas_vectors[o + 1u], 0.0);
-            if (P.dim == 3u) { zi.z = mas_vectors[o + 2u]; }
+            zi = vec3<real>(real(mas_vectors[o]), real(mas_vectors[o + 1u]), 0.0);
+            if (P.dim == 3u) { zi.z = real(mas_vectors[o + 2u]); }
             if (level_count() > 1u) {
                 let l1 = mas_level(1u);
                 let a = rk.x / MAS_B;

@@ -35,7 +35,7 @@ fn mas_frames_level(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgrou
     let lv = mas_level(l);
     if (a >= lv.count) { return; }
     var c = vec3<real>(0.0);
-    var radius = 0.0;
+    var radius: real = 0.0;
     if (l == 1u) {
         let first = a * MAS_B;
         let last = min(first + MAS_B, P.n_nodes);
@@ -46,19 +46,19 @@ fn mas_frames_level(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgrou
         let below = mas_level(l - 1u);
         let first = a * MAS_B;
         let last = min(first + MAS_B, below.count);
-        var total = 0.0;
+        var total: real = 0.0;
         for (var k = first; k < last; k++) {
             let w = real(nodes_in(l - 1u, k));
-            c += w * mas_frames[below.frame_offset + k].xyz;
+            c += w * vec4<real>(mas_frames[below.frame_offset + k]).xyz;
             total += w;
         }
         c /= total;
         for (var k = first; k < last; k++) {
-            let f = mas_frames[below.frame_offset + k];
+            let f = vec4<real>(mas_frames[below.frame_offset + k]);
             radius = max(radius, length(f.xyz - c) + f.w);
         }
     }
-    mas_frames[lv.frame_offset + a] = vec4<real>(c, radius);
+    mas_frames[lv.frame_offset + a] = vec4<lreal>(vec4<real>(c, radius));
 }
 
 var<workgroup> wg_row: array<real, MAS_MAX_M>;
@@ -149,7 +149,7 @@ fn mas_factor(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     let ra = (lid / MAS_B) * q;
     let ca = (lid % MAS_B) * q;
     for (var r = 0u; r < q; r++) {
-        for (var c = 0u; c < q; c++) { mas_matrices[base + (ra + r) * m + ca + c] = acc[r][c]; }
+        for (var c = 0u; c < q; c++) { mas_matrices[base + (ra + r) * m + ca + c] = lreal(acc[r][c]); }
     }
 }
 
@@ -169,7 +169,7 @@ fn mas_coarse_partials(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workg
     if (sc < lv.count) {
         acc = node_contributions(l, a * MAS_B, min((a + 1u) * MAS_B, P.n_nodes), sa, sc);
     }
-    for (var k = 0u; k < 36u; k++) { mas_partials[t * 36u + k] = acc[k / 6u][k % 6u]; }
+    for (var k = 0u; k < 36u; k++) { mas_partials[t * 36u + k] = lreal(acc[k / 6u][k % 6u]); }
 }
 
 // Region of mas_partials holding the partial blocks summed over level-g supernodes.
@@ -190,9 +190,9 @@ fn mas_coarse_tree(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
     let dst = partials_region(g + 1u);
     let last = min((b + 1u) * MAS_B, mas_level(g).count);
     for (var k = 0u; k < 36u; k++) {
-        var sum = 0.0;
-        for (var child = b * MAS_B; child < last; child++) { sum += mas_partials[src + (child * MAS_B + slot) * 36u + k]; }
-        mas_partials[dst + t * 36u + k] = sum;
+        var sum: real = 0.0;
+        for (var child = b * MAS_B; child < last; child++) { sum += real(mas_partials[src + (child * MAS_B + slot) * 36u + k]); }
+        mas_partials[dst + t * 36u + k] = lreal(sum);
     }
 }
 
@@ -212,7 +212,7 @@ fn mas_coarse_store(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgrou
     let ca = (t % MAS_B) * q;
     let src = partials_region(l) + t * 36u;
     for (var r = 0u; r < q; r++) {
-        for (var c = 0u; c < q; c++) { mas_matrices[base + (ra + r) * m + ca + c] = mas_partials[src + r * 6u + c]; }
+        for (var c = 0u; c < q; c++) { mas_matrices[base + (ra + r) * m + ca + c] = lreal(real(mas_partials[src + r * 6u + c])); }
     }
 }
 
@@ -238,17 +238,17 @@ fn mas_invert(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     // An unknown without a row (padding, a fixed node, the rotation of a one-node
     // supernode) gets 1 on the diagonal; then scale to a unit diagonal.
     if (lid < m) {
-        var d = mas_matrices[base + lid * m + lid];
+        var d = real(mas_matrices[base + lid * m + lid]);
         if (d <= 0.0) {
             d = 1.0;
-            mas_matrices[base + lid * m + lid] = d;
+            mas_matrices[base + lid * m + lid] = lreal(d);
         }
         wg_scale[lid] = 1.0 / sqrt(d);
     }
     storageBarrier();
     workgroupBarrier();
     for (var k = lid; k < m * m; k += WG) {
-        mas_matrices[base + k] *= wg_scale[k / m] * wg_scale[k % m];
+        mas_matrices[base + k] = lreal(real(mas_matrices[base + k]) * (wg_scale[k / m] * wg_scale[k % m]));
     }
     storageBarrier();
     workgroupBarrier();
@@ -256,8 +256,8 @@ fn mas_invert(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     // definite); a pivot lost to rounding drops its unknown.
     for (var k = 0u; k < m; k++) {
         if (lid < m) {
-            wg_row[lid] = mas_matrices[base + k * m + lid];
-            wg_col[lid] = mas_matrices[base + lid * m + k];
+            wg_row[lid] = real(mas_matrices[base + k * m + lid]);
+            wg_col[lid] = real(mas_matrices[base + lid * m + k]);
         }
         storageBarrier();
         workgroupBarrier();
@@ -267,7 +267,7 @@ fn mas_invert(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
         for (var t = lid; t < m * m; t += WG) {
             let i = t / m;
             let j = t % m;
-            var v = 0.0;
+            var v: real = 0.0;
             if (i == k && j == k) {
                 v = piv;
             } else if (i == k) {
@@ -275,15 +275,15 @@ fn mas_invert(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
             } else if (j == k) {
                 v = -wg_col[i] * piv;
             } else {
-                v = mas_matrices[base + t] - wg_col[i] * wg_row[j] * piv;
+                v = real(mas_matrices[base + t]) - wg_col[i] * wg_row[j] * piv;
             }
-            mas_matrices[base + t] = v;
+            mas_matrices[base + t] = lreal(v);
         }
         storageBarrier();
         workgroupBarrier();
     }
     for (var k = lid; k < m * m; k += WG) {
-        mas_matrices[base + k] *= wg_scale[k / m] * wg_scale[k % m];
+        mas_matrices[base + k] = lreal(real(mas_matrices[base + k]) * (wg_scale[k / m] * wg_scale[k % m]));
     }
 }
 

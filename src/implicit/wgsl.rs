@@ -2,7 +2,7 @@
 //! `generated/implicit_walls.wgsl` that the kernels import (`src/backend/gpu/shaders.rs`
 //! resolves it from the scene instead of from `shaders/`). It defines
 //! `N_IMPLICIT_WALLS` and, dispatching on the wall index,
-//! `implicit_wall_value` (f32 value), `implicit_wall_dual` (value, gradient and
+//! `implicit_wall_value` (value in `real`), `implicit_wall_dual` (value, gradient and
 //! Hessian through `shaders/implicit/dual.wgsl`), `implicit_wall_gradient`,
 //! `implicit_wall_hessian`, `implicit_wall_interval` (a range over a box through
 //! `shaders/implicit/interval.wgsl`) and `implicit_wall_slope` (the ranges of the
@@ -19,16 +19,15 @@ use std::fmt::Write;
 /// The path under which kernels import the generated module.
 pub const GENERATED_PATH: &str = "generated/implicit_walls.wgsl";
 
-/// `c` as an f32 literal. Beyond f32's range it is the largest f32 of its sign (an
-/// `inf` literal is not WGSL, so a wall constant such as `1e39` made every kernel
-/// fail to compile); a NaN, which no expression or shape produces, is written as 0.
+/// `c` as a `real` of the kernels' precision: the shortest decimal of the f64, which
+/// WGSL rounds to f32 in the f32 mode (as `c as f32`) and keeps exactly in the f64
+/// modes. Beyond f32's range it is the largest f32 of its sign (an `inf` literal is
+/// not WGSL, and a larger one does not fit f32, so a wall constant such as `1e39`
+/// made every kernel fail to compile); a NaN, which no expression or shape
+/// produces, is written as 0.
 fn lit(c: f64) -> String {
-    let v = c as f32;
-    let v = if v.is_nan() {
-        0.0
-    } else {
-        v.clamp(-f32::MAX, f32::MAX)
-    };
+    let big = f32::MAX as f64;
+    let v = if c.is_nan() { 0.0 } else { c.clamp(-big, big) };
     format!("real({v:?})")
 }
 
@@ -75,7 +74,7 @@ fn ssa(e: &Expr, node: &dyn Fn(&Expr, &[String]) -> String) -> String {
     out
 }
 
-/// Function body (flat, see [`ssa`]) of plain f32 arithmetic for the value of `e` at `xi`.
+/// Function body (flat, see [`ssa`]) of plain `real` arithmetic for the value of `e` at `xi`.
 fn value(e: &Expr) -> String {
     ssa(e, &|e, a| match e {
         Expr::Const(c) => lit(*c),
@@ -86,7 +85,7 @@ fn value(e: &Expr) -> String {
         Expr::Mul(..) => format!("{} * {}", a[0], a[1]),
         Expr::Div(..) => format!("{} / {}", a[0], a[1]),
         Expr::PowI(_, n) => format!("real_powi({}, {n})", a[0]),
-        Expr::PowC(_, c) => format!("pow(max({}, 0.0), {})", a[0], lit(*c)),
+        Expr::PowC(_, c) => format!("real_pow(max({}, 0.0), {})", a[0], lit(*c)),
         Expr::Call(f, _) => format!("{}({})", wgsl_func(*f), a[0]),
         Expr::Min(..) => format!("min({}, {})", a[0], a[1]),
         Expr::Max(..) => format!("max({}, {})", a[0], a[1]),
@@ -97,10 +96,10 @@ fn wgsl_func(f: Func) -> &'static str {
     match f {
         Func::Abs => "abs",
         Func::Sqrt => "sqrt",
-        Func::Exp => "exp",
-        Func::Ln => "log",
-        Func::Sin => "sin",
-        Func::Cos => "cos",
+        Func::Exp => "real_exp",
+        Func::Ln => "real_log",
+        Func::Sin => "real_sin",
+        Func::Cos => "real_cos",
     }
 }
 

@@ -4,7 +4,8 @@
 //! and no layout can drift from its shader.
 
 use super::kernels::Kernel;
-use super::shaders::compose_with;
+use super::shaders::compose_for;
+use crate::precision::GpuPrecision;
 
 /// One entry point: its pipeline, its bind-group layout and the bindings it uses.
 pub struct KernelPipeline {
@@ -37,12 +38,30 @@ pub fn reflect(path: &str) -> Result<Reflected, String> {
 
 /// As [`reflect`], with `generated` as the scene's implicit-wall module.
 pub fn reflect_with(path: &str, generated: &str) -> Result<Reflected, String> {
-    let source = compose_with(path, generated)?;
+    reflect_for(path, generated, GpuPrecision::F32)
+}
+
+/// The naga capabilities a module of `precision` needs.
+pub fn capabilities(precision: GpuPrecision) -> naga::valid::Capabilities {
+    if precision.needs_f64() {
+        naga::valid::Capabilities::FLOAT64
+    } else {
+        naga::valid::Capabilities::empty()
+    }
+}
+
+/// As [`reflect_with`], in the given precision mode.
+pub fn reflect_for(
+    path: &str,
+    generated: &str,
+    precision: GpuPrecision,
+) -> Result<Reflected, String> {
+    let source = compose_for(path, generated, precision)?;
     let module = naga::front::wgsl::parse_str(&source)
         .map_err(|e| format!("{path}: {}", e.emit_to_string_with_path(&source, path)))?;
     let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::empty(),
+        capabilities(precision),
     )
     .validate(&module)
     .map_err(|e| format!("{path}: {}", e.emit_to_string_with_path(&source, path)))?;
@@ -67,16 +86,25 @@ pub fn reflect_with(path: &str, generated: &str) -> Result<Reflected, String> {
 }
 
 impl Pipelines {
-    /// Builds every pipeline of [`Kernel::ALL`] on `device` (no implicit walls).
+    /// Builds every pipeline of [`Kernel::ALL`] on `device` (no implicit walls, f32).
     pub fn new(device: &wgpu::Device) -> Result<Self, String> {
-        Self::with_generated(device, &crate::implicit::wgsl::generate(&[]))
+        Self::with_generated(
+            device,
+            &crate::implicit::wgsl::generate(&[]),
+            GpuPrecision::F32,
+        )
     }
 
-    /// Builds every pipeline with `generated` as the scene's implicit-wall module.
-    pub fn with_generated(device: &wgpu::Device, generated: &str) -> Result<Self, String> {
+    /// Builds every pipeline with `generated` as the scene's implicit-wall module, in
+    /// `precision`.
+    pub fn with_generated(
+        device: &wgpu::Device,
+        generated: &str,
+        precision: GpuPrecision,
+    ) -> Result<Self, String> {
         let mut built: Vec<(Kernel, KernelPipeline)> = Vec::new();
         for (path, entries) in Kernel::files() {
-            let refl = reflect_with(path, generated)?;
+            let refl = reflect_for(path, generated, precision)?;
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(path),
                 source: wgpu::ShaderSource::Wgsl(refl.source.clone().into()),

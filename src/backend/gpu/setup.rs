@@ -173,6 +173,7 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
     let pipes = Pipelines::with_generated(
         &ctx.device,
         &crate::implicit::wgsl::generate(&model.implicit_walls),
+        crate::precision::GpuPrecision::F32,
     )?;
     let dev = &ctx.device;
     let params = params(model, node_partials, element_partials, mas.as_ref());

@@ -2,9 +2,27 @@
 //! a line `// #import PATH` pulls in another file (once, depth first, before the
 //! importing file), so pure helpers are written once and shared by every kernel.
 
+use crate::precision::GpuPrecision;
+
 /// Every WGSL file under `shaders/`, by its path relative to that folder.
 pub const SOURCES: &[(&str, &str)] = &[
     ("common.wgsl", include_str!("../../../shaders/common.wgsl")),
+    (
+        "precision/f32.wgsl",
+        include_str!("../../../shaders/precision/f32.wgsl"),
+    ),
+    (
+        "precision/f64.wgsl",
+        include_str!("../../../shaders/precision/f64.wgsl"),
+    ),
+    (
+        "precision/mixed.wgsl",
+        include_str!("../../../shaders/precision/mixed.wgsl"),
+    ),
+    (
+        "precision/f64_math.wgsl",
+        include_str!("../../../shaders/precision/f64_math.wgsl"),
+    ),
     (
         "bindings.wgsl",
         include_str!("../../../shaders/bindings.wgsl"),
@@ -105,6 +123,9 @@ pub const SOURCES: &[(&str, &str)] = &[
 
 const IMPORT: &str = "// #import ";
 
+/// The import that resolves to the precision mode's file (`shaders/precision/`).
+pub const PRECISION_PATH: &str = "precision.wgsl";
+
 /// The source of one file under `shaders/`.
 pub fn source(path: &str) -> Result<&'static str, String> {
     SOURCES
@@ -116,7 +137,7 @@ pub fn source(path: &str) -> Result<&'static str, String> {
 
 /// The complete WGSL module for `path`: its imports (recursively, each once) followed
 /// by its own text; `generated/implicit_walls.wgsl` is the module for a scene
-/// without implicit walls.
+/// without implicit walls, `precision.wgsl` the f32 mode's file.
 pub fn compose(path: &str) -> Result<String, String> {
     compose_with(path, &crate::implicit::wgsl::generate(&[]))
 }
@@ -124,19 +145,39 @@ pub fn compose(path: &str) -> Result<String, String> {
 /// As [`compose`], with `generated` (from [`crate::implicit::wgsl::generate`]) as the
 /// text of `generated/implicit_walls.wgsl`, the one import not read from `shaders/`.
 pub fn compose_with(path: &str, generated: &str) -> Result<String, String> {
+    compose_for(path, generated, GpuPrecision::F32)
+}
+
+/// As [`compose_with`], with `precision.wgsl` resolved to the file of `precision`.
+pub fn compose_for(path: &str, generated: &str, precision: GpuPrecision) -> Result<String, String> {
     let mut out = String::new();
     let mut seen = Vec::new();
-    compose_into(path, generated, &mut out, &mut seen, 0)?;
+    let ctx = Imports {
+        generated,
+        precision,
+    };
+    compose_into(path, &ctx, &mut out, &mut seen, 0)?;
     Ok(out)
+}
+
+/// What the imports that are not plain files resolve to.
+struct Imports<'a> {
+    generated: &'a str,
+    precision: GpuPrecision,
 }
 
 fn compose_into(
     path: &str,
-    generated: &str,
+    ctx: &Imports,
     out: &mut String,
     seen: &mut Vec<String>,
     depth: usize,
 ) -> Result<(), String> {
+    let path = if path == PRECISION_PATH {
+        ctx.precision.shader_file()
+    } else {
+        path
+    };
     if seen.iter().any(|s| s == path) {
         return Ok(());
     }
@@ -145,13 +186,13 @@ fn compose_into(
     }
     seen.push(path.to_string());
     let text = if path == crate::implicit::wgsl::GENERATED_PATH {
-        generated
+        ctx.generated
     } else {
         source(path)?
     };
     for line in text.lines() {
         if let Some(dep) = line.trim().strip_prefix(IMPORT) {
-            compose_into(dep.trim(), generated, out, seen, depth + 1)?;
+            compose_into(dep.trim(), ctx, out, seen, depth + 1)?;
         }
     }
     out.push_str(&format!("// ---- {path}\n"));

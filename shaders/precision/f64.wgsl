@@ -1,0 +1,11 @@
+// Precision f64: every real of the GPU in f64 (adapters with SHADER_F64). The kernels
+// import the mode's file as `precision.wgsl` (src/backend/gpu/shaders.rs picks it).
+// #import precision/f64_math.wgsl
+
+// Positions, velocities, energies, CCD and every scalar of the Newton driver.
+alias real = f64;
+// The CG vectors (p, r, z, d, q), the Newton node blocks and the preconditioner.
+alias lreal = f64;
+
+// One unit in the last place of `real`, relative (2⁻⁵²).
+const REAL_EPSILON: real = 2.220446049250313e-16;
