@@ -117,6 +117,8 @@ pub struct SolverParams {
     pub friction_updates: u32,
     /// Preconditioner of the PCG direction solve.
     pub preconditioner: crate::linear_solver::PreconditionerKind,
+    /// Float precision of the GPU backend (the CPU backend is f64 throughout).
+    pub precision: crate::precision::PrecisionChoice,
     /// How each direction's relative CG tolerance is chosen: `Fixed` (every one to
     /// `cg_tolerance`) or Eisenstat–Walker forcing terms (inexact Newton).
     pub forcing: Forcing,
@@ -154,6 +156,7 @@ impl Default for SolverParams {
             max_line_search_halvings: 60,
             friction_updates: 0,
             preconditioner: crate::linear_solver::PreconditionerKind::Auto,
+            precision: crate::precision::PrecisionChoice::Auto,
             forcing: Forcing::Fixed,
             forcing_start: DEFAULT_FORCING_START,
         }

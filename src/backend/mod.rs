@@ -86,6 +86,14 @@ pub trait Backend: NewtonSystem + Send {
     fn name(&self) -> &'static str;
     /// The device it runs on, in words (adapter name, or CPU model and thread count).
     fn device(&self) -> String;
+    /// The GPU's precision mode; `None` on the CPU backend (f64 throughout).
+    fn gpu_precision(&self) -> Option<crate::precision::GpuPrecision> {
+        None
+    }
+    /// The precision of the run's arithmetic by name: `f64` on the CPU, the GPU's mode.
+    fn precision_name(&self) -> &'static str {
+        self.gpu_precision().map_or("f64", |p| p.name())
+    }
     /// Starts a time step: stores `xⁿ` and the integrator's prediction.
     fn begin_step(&mut self);
     /// Ends a time step: velocity (and acceleration) update from the accepted `xⁿ⁺¹`.

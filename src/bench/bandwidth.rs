@@ -1,26 +1,37 @@
 //! The memory traffic of one GPU CG iteration, for the bandwidth bound that
 //! BENCHMARKS.md sets the measured per-iteration time against.
 
-use crate::backend::gpu::layout::{node_block_bytes, GpuSpring};
+use crate::backend::gpu::layout::node_block_bytes;
+use crate::precision::{GpuPrecision, RealClass};
 
 /// Bytes one CG iteration of the GPU backend must move between memory and the
 /// device if every array element is read or written once (perfect caching of the
 /// neighbours' values), for a mesh of `nodes` nodes, `springs` springs in `dim` D
-/// with f32 vectors:
+/// in `precision` (the state's reals, `x` and the springs' rest lengths and
+/// stiffnesses, of the state's width; the CG vectors and blocks of the linear
+/// width):
 ///
-/// - `newton_matvec`: reads the node's Newton block (16 bytes in 2D, 32 in 3D), `x`
-///   and `d` (d floats each), the two adjacency offsets and 2S/N entries per node,
-///   every spring record twice (once from each end); writes `q`;
+/// - `newton_matvec`: reads the node's Newton block (4 reals in 2D, 8 in 3D), `x`
+///   and `d` (d reals each), the two adjacency offsets and 2S/N entries per node,
+///   every spring record (two u32 and two reals) twice (once from each end);
+///   writes `q`;
 /// - `cg_update`: reads `p, d, r, q` and the node's preconditioner block (as large
 ///   as its Newton block), writes `p, r, z`;
 /// - `cg_direction`: reads `z, d`, writes `d`.
 ///
 /// The one-workgroup scalar kernels and the partial sums are a few kilobytes and left out.
-pub fn cg_iteration_bytes(nodes: usize, springs: usize, dim: usize) -> u64 {
-    let f = 4 * dim; // one f32 vector per node
-    let node = node_block_bytes(dim);
-    let spring = std::mem::size_of::<GpuSpring>();
-    let matvec = nodes * (node + 3 * f + 4) + springs * (2 * 4 + 2 * spring);
+pub fn cg_iteration_bytes(
+    nodes: usize,
+    springs: usize,
+    dim: usize,
+    precision: GpuPrecision,
+) -> u64 {
+    let s = precision.bytes(RealClass::State) as usize;
+    let l = precision.bytes(RealClass::Linear);
+    let f = l as usize * dim; // one CG vector per node
+    let node = node_block_bytes(dim, l);
+    let spring = 8 + 2 * s;
+    let matvec = nodes * (node + dim * s + 2 * f + 4) + springs * (2 * 4 + 2 * spring);
     let update = nodes * (7 * f + node);
     let direction = nodes * 3 * f;
     (matvec + update + direction) as u64
@@ -28,8 +39,14 @@ pub fn cg_iteration_bytes(nodes: usize, springs: usize, dim: usize) -> u64 {
 
 /// The time (µs) one CG iteration takes at least on a device of `peak_gb_s`
 /// gigabytes per second: [`cg_iteration_bytes`] over the bandwidth.
-pub fn cg_iteration_bound_us(nodes: usize, springs: usize, dim: usize, peak_gb_s: f64) -> f64 {
-    cg_iteration_bytes(nodes, springs, dim) as f64 / (peak_gb_s * 1e9) * 1e6
+pub fn cg_iteration_bound_us(
+    nodes: usize,
+    springs: usize,
+    dim: usize,
+    precision: GpuPrecision,
+    peak_gb_s: f64,
+) -> f64 {
+    cg_iteration_bytes(nodes, springs, dim, precision) as f64 / (peak_gb_s * 1e9) * 1e6
 }
 
 #[cfg(test)]
@@ -40,10 +57,22 @@ mod tests {
     fn a_2d_square_moves_about_three_hundred_bytes_per_node() {
         // 1024×1024 cells: 1 050 625 nodes, 4 196 352 springs.
         let (n, s) = (1_050_625, 4_196_352);
-        let per_node = cg_iteration_bytes(n, s, 2) as f64 / n as f64;
+        let per_node = cg_iteration_bytes(n, s, 2, GpuPrecision::F32) as f64 / n as f64;
         assert!(per_node > 250.0 && per_node < 320.0, "{per_node}");
         // H100 SXM (3.35 TB/s): under a tenth of a millisecond.
-        let us = cg_iteration_bound_us(n, s, 2, 3350.0);
+        let us = cg_iteration_bound_us(n, s, 2, GpuPrecision::F32, 3350.0);
         assert!(us > 70.0 && us < 110.0, "{us}");
+    }
+
+    #[test]
+    fn f64_doubles_the_bytes_and_mixed_adds_only_the_state() {
+        for (n, s, dim) in [(1_050_625, 4_196_352, 2), (68_921, 427_320, 3)] {
+            let f32 = cg_iteration_bytes(n, s, dim, GpuPrecision::F32) as f64;
+            let f64 = cg_iteration_bytes(n, s, dim, GpuPrecision::F64) as f64;
+            let mixed = cg_iteration_bytes(n, s, dim, GpuPrecision::Mixed) as f64;
+            // the adjacency stays u32: a little under 2×
+            assert!(f64 / f32 > 1.8 && f64 / f32 < 2.0, "{}", f64 / f32);
+            assert!(mixed > f32 && mixed < f64, "{mixed} {f32} {f64}");
+        }
     }
 }

@@ -44,6 +44,10 @@ pub struct BenchArgs {
     /// Worker threads of the CPU backend (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Precision of the GPU rows: auto (f64 where the adapter has f64 shaders, else
+    /// f32), f32, f64 or mixed; the CPU rows are f64.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub precision: crate::precision::PrecisionChoice,
     /// Output folder for bench.csv and bench.json.
     #[arg(long, default_value = "out/bench")]
     pub out: PathBuf,
@@ -113,6 +117,7 @@ pub fn main(args: BenchArgs) -> ExitCode {
             ForcingArg::Fixed => crate::newton::Forcing::Fixed,
             ForcingArg::EisenstatWalker => crate::newton::Forcing::EisenstatWalker,
         }),
+        precision: args.precision,
     };
     let start = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

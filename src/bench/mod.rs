@@ -30,9 +30,9 @@ pub enum BenchBackend {
     CpuMg,
     /// The f64 CPU backend with the sparse Cholesky direct solver.
     Direct,
-    /// The f32 wgpu backend with block-Jacobi PCG.
+    /// The wgpu backend (in `--precision`) with block-Jacobi PCG.
     Gpu,
-    /// The f32 wgpu backend with the multilevel additive Schwarz preconditioner
+    /// The wgpu backend (in `--precision`) with the multilevel additive Schwarz preconditioner
     /// ([`crate::backend::gpu::mas`]).
     GpuMas,
 }
@@ -81,6 +81,8 @@ pub struct BenchOptions {
     pub allow_software_gpu: bool,
     /// The CG tolerance rule of the PCG rows (`None`: each scene's own, fixed).
     pub forcing: Option<crate::newton::Forcing>,
+    /// Precision of the GPU rows (`auto`: the adapter's best, as `springsim run`).
+    pub precision: crate::precision::PrecisionChoice,
 }
 
 /// One row of the table: an entry on a backend.
@@ -98,6 +100,9 @@ pub struct BenchRow {
     pub backend: String,
     /// The device, in words (CPU model and threads, or the GPU adapter).
     pub device: String,
+    /// Float precision: `f64` on the CPU, the GPU's mode (`f32`, `mixed`, `f64`),
+    /// empty where a GPU row did not open its device.
+    pub precision: String,
     /// `ok`, or `skipped: REASON` / `failed: REASON` (then the figures are absent).
     pub status: String,
     /// Timed steps.
@@ -143,6 +148,10 @@ fn note_row(
         springs: scene.map_or(0, |s| s.model.springs.len()),
         backend: backend.name().into(),
         device: String::new(),
+        precision: match backend {
+            BenchBackend::Gpu | BenchBackend::GpuMas => String::new(),
+            _ => "f64".into(),
+        },
         status,
         steps: o.steps,
         warmup: o.warmup,
@@ -156,7 +165,13 @@ fn note_row(
         node_steps_per_s: None,
         min_wall_distance: None,
         gpu_cg_bytes_per_iter: scene.map_or(0, |s| {
-            bandwidth::cg_iteration_bytes(s.model.num_nodes(), s.model.springs.len(), s.model.dim)
+            let m = &s.model;
+            let mode = match o.precision {
+                crate::precision::PrecisionChoice::F64 => crate::precision::GpuPrecision::F64,
+                crate::precision::PrecisionChoice::Mixed => crate::precision::GpuPrecision::Mixed,
+                _ => crate::precision::GpuPrecision::F32,
+            };
+            bandwidth::cg_iteration_bytes(m.num_nodes(), m.springs.len(), m.dim, mode)
         }),
     }
 }
@@ -216,6 +231,7 @@ fn open(
         }
         BenchBackend::Gpu | BenchBackend::GpuMas => {
             let mut m = m.clone();
+            m.solver.precision = o.precision;
             m.solver.preconditioner = match backend {
                 BenchBackend::GpuMas => PreconditionerKind::Mas,
                 _ => PreconditionerKind::BlockJacobi,
@@ -252,6 +268,12 @@ pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow
     };
     let mut row = note_row(e, Some(&scene), backend, "ok".into(), o);
     row.device = b.device();
+    if let Some(mode) = b.gpu_precision() {
+        let m = &scene.model;
+        row.precision = mode.name().into();
+        row.gpu_cg_bytes_per_iter =
+            bandwidth::cg_iteration_bytes(m.num_nodes(), m.springs.len(), m.dim, mode);
+    }
     let mut sim = Simulation::new(b, scene.model.solver.clone());
     for _ in 0..o.warmup {
         if let Err(err) = sim.step() {

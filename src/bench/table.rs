@@ -6,13 +6,14 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 /// Columns of `bench.csv`, in order.
-pub const CSV_COLUMNS: [&str; 20] = [
+pub const CSV_COLUMNS: [&str; 21] = [
     "scene",
     "dimension",
     "nodes",
     "springs",
     "backend",
     "device",
+    "precision",
     "status",
     "steps",
     "warmup",
@@ -64,6 +65,7 @@ pub fn csv(rows: &[BenchRow], date_utc: &str) -> String {
             r.springs.to_string(),
             r.backend.clone(),
             quote(&r.device),
+            r.precision.clone(),
             quote(&r.status),
             r.steps.to_string(),
             r.warmup.to_string(),
@@ -89,11 +91,12 @@ pub fn csv(rows: &[BenchRow], date_utc: &str) -> String {
 pub fn line(r: &BenchRow) -> String {
     let f = |v: Option<f64>, prec: usize| v.map_or("-".to_string(), |x| format!("{x:.prec$}"));
     let mut s = format!(
-        "{:<16} {:>9} {:>9} {:<7} {:>11} {:>8} {:>8} {:>8} {:>10} {:>9} {:>9} {:>12}",
+        "{:<16} {:>9} {:>9} {:<7} {:<5} {:>11} {:>8} {:>8} {:>8} {:>10} {:>9} {:>9} {:>12}",
         r.scene,
         r.nodes,
         r.springs,
         r.backend,
+        r.precision,
         f(r.ms_per_step, 3),
         f(r.newton_per_step, 2),
         f(r.cg_per_newton, 1),
@@ -117,11 +120,12 @@ pub fn line(r: &BenchRow) -> String {
 /// The text table's header line.
 pub fn header() -> String {
     format!(
-        "{:<16} {:>9} {:>9} {:<7} {:>11} {:>8} {:>8} {:>8} {:>10} {:>9} {:>9} {:>12}",
+        "{:<16} {:>9} {:>9} {:<7} {:<5} {:>11} {:>8} {:>8} {:>8} {:>10} {:>9} {:>9} {:>12}",
         "scene",
         "nodes",
         "springs",
         "backend",
+        "prec",
         "ms/step",
         "newton",
         "cg/newt",

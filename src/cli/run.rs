@@ -85,6 +85,12 @@ pub struct RunArgs {
     /// in 2D and 30,000 in 3D, and block-Jacobi otherwise.
     #[arg(long, value_enum)]
     pub preconditioner: Option<PreconditionerKind>,
+    /// Float precision of the GPU backend (default: the scene's `[solver]
+    /// precision`, else auto): `f32` on every adapter; `f64` and `mixed` (state in
+    /// f64, CG data in f32) where the adapter has f64 shaders; `auto` takes f64 there
+    /// and f32 elsewhere. The CPU backend always computes in f64.
+    #[arg(long, value_enum)]
+    pub precision: Option<crate::precision::PrecisionChoice>,
     /// Exit with status 0 even when some steps stalled (made no progress); the
     /// summary still says `stalled`. Without it such a run exits with status 3.
     #[arg(long)]
@@ -177,6 +183,9 @@ fn prepare(args: &RunArgs) -> Result<Prepared, String> {
     let mut scene = scene::load_with(&args.scene, &overrides).map_err(|e| e.to_string())?;
     if let Some(pre) = args.preconditioner {
         scene.model.solver.preconditioner = pre;
+    }
+    if let Some(p) = args.precision {
+        scene.model.solver.precision = p;
     }
     if let Some(ls) = args.linear_solver {
         scene.linear_solver = ls;

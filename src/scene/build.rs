@@ -115,6 +115,7 @@ impl Builder<'_> {
             )?,
             friction_updates: s.friction_updates.unwrap_or(def.friction_updates),
             preconditioner: s.preconditioner.unwrap_or(def.preconditioner),
+            precision: s.precision.unwrap_or(def.precision),
             forcing: s.forcing.unwrap_or(def.forcing),
             forcing_start: self.positive(
                 "solver.forcing_start",

@@ -60,6 +60,8 @@ pub struct SolverSection {
     pub linear_solver: Option<crate::linear_solver::LinearSolver>,
     /// Preconditioner of the PCG solve: `block_jacobi` (default) or `mas`.
     pub preconditioner: Option<crate::linear_solver::PreconditionerKind>,
+    /// Float precision of the GPU backend: `auto` (default), `f32`, `f64` or `mixed`.
+    pub precision: Option<crate::precision::PrecisionChoice>,
     /// CG tolerance per Newton direction: `fixed` or `eisenstat_walker` (inexact Newton).
     pub forcing: Option<crate::newton::Forcing>,
     /// Relative CG tolerance of each step's first direction under `eisenstat_walker`.

@@ -1,4 +1,12 @@
-//! The wgpu instance, adapter, device and queue a GPU run uses, and the adapter list.
+//! The wgpu instance, adapter, device and queue a GPU run uses, the precision mode
+//! it runs in, and the adapter list.
+
+use crate::precision::{GpuPrecision, PrecisionChoice};
+
+/// Environment variable that makes every adapter look as if it had no f64 shaders
+/// (`1`): how the tests reach the refusal and fallback of the f64 modes on an
+/// adapter that has them.
+pub const HIDE_F64_ENV: &str = "SPRINGSIM_GPU_HIDE_F64";
 
 /// An open GPU device and what it is.
 pub struct GpuContext {
@@ -12,6 +20,10 @@ pub struct GpuContext {
     pub info: wgpu::AdapterInfo,
     /// The limits the device was opened with.
     pub limits: wgpu::Limits,
+    /// The precision mode the kernels run in.
+    pub precision: GpuPrecision,
+    /// Whether the adapter has f64 shaders (`SHADER_F64`, unless hidden).
+    pub has_f64: bool,
 }
 
 /// What a scene needs from the device, in bytes.
@@ -72,14 +84,25 @@ fn adapter_options() -> wgpu::RequestAdapterOptions<'static, 'static> {
 }
 
 impl GpuContext {
-    /// Opens the preferred adapter (high performance) on a primary backend, with wgpu's
-    /// default limits unless `needs` asks for more; then with the adapter's own limits,
-    /// or an error naming the scene size and the adapter's limit.
-    pub fn new(needs: Needs) -> Result<Self, String> {
+    /// Opens the preferred adapter (high performance) on a primary backend in the
+    /// precision `choice` resolves to there (an error for an f64 mode on an adapter
+    /// without f64; `hide_f64` pretends it has none), with wgpu's default limits
+    /// unless `needs` (the scene's buffers in that mode) asks for more; then with the
+    /// adapter's own limits, or an error naming the scene size and the adapter's
+    /// limit.
+    pub fn new(
+        needs: &dyn Fn(GpuPrecision) -> Result<Needs, String>,
+        choice: PrecisionChoice,
+        hide_f64: bool,
+    ) -> Result<Self, String> {
         let inst = instance();
         let adapter = pollster::block_on(inst.request_adapter(&adapter_options()))
             .map_err(|e| format!("no GPU adapter found on Vulkan/Metal/DX12 ({e})"))?;
         let info = adapter.get_info();
+        let hidden = hide_f64 || std::env::var(HIDE_F64_ENV).is_ok_and(|v| v == "1");
+        let has_f64 = !hidden && adapter.features().contains(wgpu::Features::SHADER_F64);
+        let precision = choice.resolve(has_f64, &describe(&info))?;
+        let needs = needs(precision)?;
         let defaults = wgpu::Limits::default();
         let fits = |l: &wgpu::Limits| {
             needs.largest_buffer <= l.max_storage_buffer_binding_size
@@ -110,7 +133,11 @@ impl GpuContext {
         };
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("springsim"),
-            required_features: wgpu::Features::empty(),
+            required_features: if precision.needs_f64() {
+                wgpu::Features::SHADER_F64
+            } else {
+                wgpu::Features::empty()
+            },
             required_limits: limits.clone(),
             experimental_features: wgpu::ExperimentalFeatures::disabled(),
             memory_hints: wgpu::MemoryHints::Performance,
@@ -123,6 +150,8 @@ impl GpuContext {
             queue,
             info,
             limits,
+            precision,
+            has_f64,
         })
     }
 

@@ -5,22 +5,16 @@
 use super::buffers::BufferSet;
 use super::context::GpuContext;
 use super::kernels::{Kernel, Span};
-use super::layout::{CgState, Lanes};
+use super::layout::{CgState, Lanes, Layouts};
 use super::pipelines::Pipelines;
 use crate::backend::DeviceCounters;
+use crate::precision::RealClass;
 
-/// Bytes of the small staging buffer: two result slots and the CG state.
+/// Bytes of the small staging buffer: two result slots and the CG state (in f64:
+/// 2 × 64 + 80).
 pub const STAGING_BYTES: u64 = 256;
 /// Offset in staging of result slot 0.
 const STAGE_RESULTS: u64 = 0;
-/// Offset in staging of result slot 1 (the first line-search trial).
-const STAGE_TRIAL: u64 = 32;
-/// Offset in staging of the CG state.
-const STAGE_CG: u64 = 64;
-/// Bytes of one `Lanes`.
-const LANES_BYTES: u64 = 32;
-/// Bytes of the CG state read back.
-const CG_BYTES: u64 = 48;
 
 /// The device, its pipelines and buffers, and the command stream.
 pub struct Engine {
@@ -39,10 +33,12 @@ pub struct Engine {
     deferred: Option<wgpu::CommandEncoder>,
     /// Submissions and blocking reads so far (`memory_bytes` is filled when reported).
     pub traffic: DeviceCounters,
-    /// Bytes of one node vector (`nodes × dim` f32).
-    vector_bytes: u64,
+    /// Reals in one node vector (`nodes × dim`).
+    vector_reals: u64,
+    /// The WGSL structs' layouts in the run's precision mode.
+    pub layouts: Layouts,
     /// `P.cg_tol_sq` as last written by [`Self::set_cg_tolerance`] (None: as uploaded).
-    cg_tol_sq: Option<f32>,
+    cg_tol_sq: Option<f64>,
     /// The smallest mass of a free node (kg; `+∞` without one), set by the setup:
     /// a lower bound of the Newton matrix's eigenvalues for the inexact-Newton guard.
     pub mass_floor: f64,
@@ -72,15 +68,17 @@ enum Staging {
 
 impl Engine {
     /// Binds every kernel of `pipes` to `buffers` and creates the staging buffers;
-    /// `vector_bytes` is the size of one node vector, the dispatch sizes are (x, y)
-    /// workgroups.
+    /// `vector_reals` is the length of one node vector, the dispatch sizes are (x, y)
+    /// workgroups, `layouts` those of the run's precision mode.
     pub fn new(
         ctx: GpuContext,
         pipes: Pipelines,
         buffers: BufferSet<wgpu::Buffer>,
-        vector_bytes: u64,
+        vector_reals: u64,
         dispatch: Dispatch,
+        layouts: Layouts,
     ) -> Self {
+        let vector_bytes = 8 * vector_reals;
         let dev = &ctx.device;
         let groups = Kernel::ALL
             .iter()
@@ -128,8 +126,19 @@ impl Engine {
             mass_floor: f64::INFINITY,
             deferred: None,
             traffic: DeviceCounters::default(),
-            vector_bytes,
+            vector_reals,
+            layouts,
         }
+    }
+
+    /// Bytes of one real of `class` in the run's precision mode.
+    pub fn width(&self, class: RealClass) -> u64 {
+        self.layouts.precision.bytes(class)
+    }
+
+    /// Bytes of one `Lanes`.
+    fn lanes_bytes(&self) -> u64 {
+        self.layouts.lanes.size as u64
     }
 
     /// Bytes of device memory held by the buffers and the staging buffers.
@@ -207,16 +216,17 @@ impl Engine {
     /// Sets the relative CG tolerance η of the next solves (`P.cg_tol_sq = η²`); a
     /// queue write before the next submission, only when the value changes.
     pub fn set_cg_tolerance(&mut self, eta: f64) {
-        let sq = (eta * eta) as f32;
+        let sq = eta * eta;
         if self.cg_tol_sq == Some(sq) {
             return;
         }
         self.cg_tol_sq = Some(sq);
         self.flush_deferred();
-        let offset = std::mem::offset_of!(super::layout::Params, cg_tol_sq) as u64;
+        let offset = self.layouts.params.offset("cg_tol_sq");
+        let bytes = self.layouts.real_bytes(sq);
         self.ctx
             .queue
-            .write_buffer(&self.buffers.params, offset, bytemuck::bytes_of(&sq));
+            .write_buffer(&self.buffers.params, offset, &bytes);
     }
 
     /// Reads `len` bytes of a staging buffer (a blocking read).
@@ -233,65 +243,61 @@ impl Engine {
     /// Records `kernels` (which end in a reduction into result slot 0), submits, and
     /// reads slot 0 back.
     pub fn reduce(&mut self, kernels: &[Kernel]) -> Lanes {
+        let lanes = self.lanes_bytes();
         let mut enc = self.encoder();
         self.record(&mut enc, kernels);
-        enc.copy_buffer_to_buffer(
-            &self.buffers.results,
-            0,
-            &self.staging,
-            STAGE_RESULTS,
-            LANES_BYTES,
-        );
+        enc.copy_buffer_to_buffer(&self.buffers.results, 0, &self.staging, STAGE_RESULTS, lanes);
         self.submit(enc);
-        let bytes = self.read_staging(Staging::Small, LANES_BYTES);
-        bytemuck::pod_read_unaligned(&bytes[0..LANES_BYTES as usize])
+        let bytes = self.read_staging(Staging::Small, lanes);
+        self.layouts.decode_lanes(&bytes, 0)
     }
 
     /// Records `first` and `second` (each ending in a reduction into slot 0) in one
     /// submission and reads both results in one read.
     pub fn reduce_two(&mut self, first: &[Kernel], second: &[Kernel]) -> (Lanes, Lanes) {
+        let s = self.lanes_bytes();
         let mut enc = self.encoder();
         self.record(&mut enc, first);
-        enc.copy_buffer_to_buffer(&self.buffers.results, 0, &self.staging, 0, LANES_BYTES);
+        enc.copy_buffer_to_buffer(&self.buffers.results, 0, &self.staging, 0, s);
         self.record(&mut enc, second);
-        let (s, l) = (LANES_BYTES, LANES_BYTES as usize);
         enc.copy_buffer_to_buffer(&self.buffers.results, 0, &self.staging, s, s);
         self.submit(enc);
         let bytes = self.read_staging(Staging::Small, 2 * s);
         (
-            bytemuck::pod_read_unaligned(&bytes[0..l]),
-            bytemuck::pod_read_unaligned(&bytes[l..2 * l]),
+            self.layouts.decode_lanes(&bytes, 0),
+            self.layouts.decode_lanes(&bytes, s as usize),
         )
     }
 
     /// Submits `enc` after copying both result slots and the CG state to staging, then
     /// reads them back: (result slot 0, result slot 1, CG state).
     pub fn finish_direction(&mut self, mut enc: wgpu::CommandEncoder) -> (Lanes, Lanes, CgState) {
-        enc.copy_buffer_to_buffer(
-            &self.buffers.results,
-            0,
-            &self.staging,
-            STAGE_RESULTS,
-            2 * LANES_BYTES,
-        );
-        enc.copy_buffer_to_buffer(&self.buffers.cg, 0, &self.staging, STAGE_CG, CG_BYTES);
+        // result slot 0, result slot 1 (the first line-search trial), the CG state
+        let lanes = self.lanes_bytes();
+        let (trial, cg) = (STAGE_RESULTS + lanes, STAGE_RESULTS + 2 * lanes);
+        let cg_bytes = self.layouts.cg_state.size as u64;
+        let results = &self.buffers.results;
+        enc.copy_buffer_to_buffer(results, 0, &self.staging, STAGE_RESULTS, 2 * lanes);
+        enc.copy_buffer_to_buffer(&self.buffers.cg, 0, &self.staging, cg, cg_bytes);
         self.submit(enc);
-        let bytes = self.read_staging(Staging::Small, STAGE_CG + CG_BYTES);
-        let at = |o: u64, len: u64| &bytes[o as usize..(o + len) as usize];
+        let bytes = self.read_staging(Staging::Small, cg + cg_bytes);
         (
-            bytemuck::pod_read_unaligned(at(STAGE_RESULTS, LANES_BYTES)),
-            bytemuck::pod_read_unaligned(at(STAGE_TRIAL, LANES_BYTES)),
-            bytemuck::pod_read_unaligned(at(STAGE_CG, CG_BYTES)),
+            self.layouts.decode_lanes(&bytes, STAGE_RESULTS as usize),
+            self.layouts.decode_lanes(&bytes, trial as usize),
+            self.layouts.decode_cg(&bytes, cg as usize),
         )
     }
 
-    /// Reads node vector `slot` of `buffer` (see [`Self::write_vector`]) (m, m/s, …).
+    /// Reads node vector `slot` of `buffer`, whose reals are of `class` (see
+    /// [`Self::write_vector`]) (m, m/s, …).
     pub fn read_vector(
         &mut self,
         buffer: fn(&BufferSet<wgpu::Buffer>) -> &wgpu::Buffer,
+        class: RealClass,
         slot: u64,
     ) -> Vec<f64> {
-        let len = self.vector_bytes;
+        let width = self.width(class);
+        let len = self.vector_reals * width;
         if len == 0 {
             return vec![];
         }
@@ -299,28 +305,27 @@ impl Engine {
         enc.copy_buffer_to_buffer(buffer(&self.buffers), slot * len, &self.vec_staging, 0, len);
         self.submit(enc);
         let bytes = self.read_staging(Staging::Vector, len);
-        bytemuck::cast_slice::<u8, f32>(&bytes)
-            .iter()
-            .map(|v| *v as f64)
-            .collect()
+        decode_reals(&bytes, width)
     }
 
-    /// Writes the node vector `data` (rounded to f32) into `buffer`, starting at node
-    /// vector `slot` (the blocks of the step anchors: 0 xⁿ, 1 x̃ − xⁿ, 2 x − xⁿ).
+    /// Writes the node vector `data` (rounded to the width of `class`) into `buffer`,
+    /// starting at node vector `slot` (the blocks of the step anchors: 0 xⁿ,
+    /// 1 x̃ − xⁿ, 2 x − xⁿ).
     pub fn write_vector(
         &mut self,
         buffer: fn(&BufferSet<wgpu::Buffer>) -> &wgpu::Buffer,
+        class: RealClass,
         slot: u64,
         data: &[f64],
     ) {
         self.flush_deferred();
-        assert_eq!((data.len() * 4) as u64, self.vector_bytes);
-        let v: Vec<f32> = data.iter().map(|c| *c as f32).collect();
-        self.ctx.queue.write_buffer(
-            buffer(&self.buffers),
-            slot * self.vector_bytes,
-            bytemuck::cast_slice(&v),
-        );
+        assert_eq!(data.len() as u64, self.vector_reals);
+        let width = self.width(class);
+        let bytes = super::setup::state_bytes(data, width);
+        let at = slot * self.vector_reals * width;
+        self.ctx
+            .queue
+            .write_buffer(buffer(&self.buffers), at, &bytes);
     }
 
     /// `size` bytes of `buffer` from `offset`, through a staging buffer of their own
@@ -343,6 +348,21 @@ impl Engine {
         let bytes = map_and_read(&self.ctx.device, &stage, size);
         self.traffic.readbacks += 1;
         bytes
+    }
+}
+
+/// Reals of `width` bytes (4 or 8), little-endian, as f64.
+pub fn decode_reals(bytes: &[u8], width: u64) -> Vec<f64> {
+    if width == 4 {
+        bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")) as f64)
+            .collect()
+    } else {
+        bytes
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect()
     }
 }
 

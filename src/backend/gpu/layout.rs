@@ -1,8 +1,11 @@
-//! Rust twins of the GPU structs in `shaders/common.wgsl` (`bytemuck` plain data,
-//! `#[repr(C)]` with the WGSL alignment). A test compares their sizes with the sizes
-//! naga computes for the WGSL declarations.
+//! The GPU structs of `shaders/common.wgsl` as the host writes and reads them. Their
+//! byte layout depends on the precision mode (`real` is f32 or f64), so it is not
+//! written down twice: [`Layouts`] takes every member's offset and scalar width from
+//! naga's layout of the composed WGSL, and the host's plain values ([`Params`],
+//! [`NodeInfo`], [`GpuSpring`], [`CgState`], [`Lanes`], reals in f64) are encoded
+//! and decoded through it.
 
-use bytemuck::{Pod, Zeroable};
+use crate::precision::GpuPrecision;
 
 /// Largest number of plane walls a GPU scene may have (`MAX_WALLS` in WGSL).
 pub const MAX_WALLS: usize = 16;
@@ -14,9 +17,8 @@ pub const MAX_MAS_LEVELS: usize = 8;
 /// Threads per workgroup of every kernel (`WG` in WGSL).
 pub const WORKGROUP: u32 = 256;
 
-/// Scene and solver parameters (the uniform `P`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+/// Scene and solver parameters (the uniform `P`), reals in f64 until encoded.
+#[derive(Clone, Debug, Default)]
 pub struct Params {
     /// Number of nodes.
     pub n_nodes: u32,
@@ -28,19 +30,19 @@ pub struct Params {
     pub dim: u32,
     /// `c h²` (s²): the factor of every potential in the incremental potential
     /// ([`crate::model::SolverParams::potential_weight`]).
-    pub potential_weight: f32,
+    pub potential_weight: f64,
     /// Barrier activation distance d̂ (m).
-    pub dhat: f32,
+    pub dhat: f64,
     /// Barrier stiffness κ.
-    pub kappa: f32,
+    pub kappa: f64,
     /// 0 = book, 1 = ipc.
     pub barrier_kind: u32,
     /// Time step h (s).
-    pub dt: f32,
+    pub dt: f64,
     /// 0 = implicit Euler, 1 = Newmark.
     pub integrator: u32,
     /// (relative CG tolerance)².
-    pub cg_tol_sq: f32,
+    pub cg_tol_sq: f64,
     /// CG iteration cap per Newton iteration.
     pub cg_max_iterations: u32,
     /// Workgroups of a per-node dispatch (= partials it writes).
@@ -50,13 +52,13 @@ pub struct Params {
     /// Friction slots per node: every wall, plane then implicit; 0 without friction.
     pub friction_slots: u32,
     /// `ε_v h` (m): the slip per step below which friction is static.
-    pub friction_eps: f32,
-    /// Gravity (m/s²), xyz.
-    pub gravity: [f32; 4],
+    pub friction_eps: f64,
+    /// Gravity (m/s²), xyz and 0.
+    pub gravity: [f64; 4],
     /// Wall w: unit normal at `2w`, a point on the plane (m) at `2w + 1`.
-    pub walls: [[f32; 4]; 2 * MAX_WALLS],
+    pub walls: [[f64; 4]; 2 * MAX_WALLS],
     /// Friction coefficient μ of slot s at `[s / 4][s % 4]`.
-    pub friction_mu: [[f32; 4]; MAX_FRICTION_WALLS / 4],
+    pub friction_mu: [[f64; 4]; MAX_FRICTION_WALLS / 4],
     /// The multilevel preconditioner: levels, domains over all levels (0 without it).
     pub mas: [u32; 4],
     /// Its level table, two entries per level ([`super::mas::Level`]).
@@ -64,81 +66,358 @@ pub struct Params {
 }
 
 /// Per-node constants (`NodeInfo`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct NodeInfo {
     /// Lumped mass (kg).
-    pub mass: f32,
+    pub mass: f64,
     /// Contact area weight of the barrier (m in 2D, m² in 3D).
-    pub area: f32,
-    /// 1 when the node is fixed.
-    pub fixed: u32,
-    /// Padding.
-    pub _pad: u32,
-}
-
-/// Bytes per node of the packed Newton node blocks (`NodeBlock` in WGSL, written on
-/// the device): one `vec4` in 2D, two in 3D.
-pub fn node_block_bytes(dim: usize) -> usize {
-    16 * (dim - 1)
+    pub area: f64,
+    /// Whether the node is fixed.
+    pub fixed: bool,
 }
 
 /// One spring (`Spring`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct GpuSpring {
     /// First node.
     pub a: u32,
     /// Second node.
     pub b: u32,
     /// Squared rest length (m²).
-    pub rest_length_sq: f32,
+    pub rest_length_sq: f64,
     /// Stiffness (N/m).
-    pub stiffness: f32,
+    pub stiffness: f64,
 }
 
-/// The CG scalars and flags (`CgState`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+/// The CG scalars and flags (`CgState`) as read back.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct CgState {
     /// rᵀz.
-    pub rz: f32,
+    pub rz: f64,
     /// bᵀb, the squared norm of the right-hand side.
-    pub bb: f32,
+    pub bb: f64,
     /// rᵀr at the last check.
-    pub rr: f32,
-    /// CG step α.
-    pub alpha: f32,
-    /// CG β.
-    pub beta: f32,
-    /// dᵀq of the last iteration.
-    pub dq: f32,
-    /// Line-search / advance step fraction, written by the host.
-    pub ls_alpha: f32,
+    pub rr: f64,
     /// CG iterations done.
     pub iterations: u32,
     /// 1 once the solve has ended.
     pub done: u32,
     /// 1 when it ended by meeting the tolerance.
     pub converged: u32,
-    /// Padding.
-    pub _pad: [u32; 2],
 }
-
-/// Byte offset of `ls_alpha` in [`CgState`].
-pub const LS_ALPHA_OFFSET: u64 = 24;
-
-/// Byte offset of `done` in [`CgState`].
-pub const DONE_OFFSET: u64 = 32;
 
 /// One reduction result as the kernels write it (`Lanes`): four summed lanes, then
 /// two summed lanes, a min lane and a max lane. What each lane holds depends on the
 /// kernel; [`super::readback`] decodes them into named fields.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Lanes {
     /// Four summed lanes (`s` in WGSL).
-    pub sums: [f32; 4],
+    pub sums: [f64; 4],
     /// Two summed lanes, a min lane and a max lane (`e` in WGSL).
-    pub mixed: [f32; 4],
+    pub mixed: [f64; 4],
+}
+
+/// Bytes per node of the packed Newton node blocks (`NodeBlock` in WGSL, written on
+/// the device): one `vec4` in 2D, two in 3D, of `lreal`s of `width` bytes.
+pub fn node_block_bytes(dim: usize, width: u64) -> usize {
+    4 * width as usize * (dim - 1)
+}
+
+/// The scalar type of a struct member (every member is a run of one scalar type:
+/// a scalar, a vector or an array of vectors).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scalar {
+    /// u32.
+    U32,
+    /// A float of this many bytes (4 or 8).
+    Real(u32),
+}
+
+/// One member of a WGSL struct: name, byte offset, scalar type, scalar count.
+#[derive(Clone, Debug)]
+pub struct Member {
+    /// The WGSL member name.
+    pub name: String,
+    /// Byte offset in the struct.
+    pub offset: u32,
+    /// Its scalar type.
+    pub scalar: Scalar,
+    /// Scalars it holds (1, 4, 4 × array length).
+    pub count: u32,
+}
+
+/// The layout of one WGSL struct in one precision mode.
+#[derive(Clone, Debug)]
+pub struct StructLayout {
+    /// The struct's name.
+    pub name: String,
+    /// Its size in bytes (the stride of an array of it).
+    pub size: u32,
+    /// Its members.
+    pub members: Vec<Member>,
+}
+
+impl StructLayout {
+    /// The member `name`; a missing one is a programming error (the test of every
+    /// mode encodes and decodes each struct, so it cannot reach a user).
+    pub fn member(&self, name: &str) -> &Member {
+        self.members
+            .iter()
+            .find(|m| m.name == name)
+            .unwrap_or_else(|| panic!("WGSL struct {} has no member {name}", self.name))
+    }
+
+    /// Byte offset of member `name`.
+    pub fn offset(&self, name: &str) -> u64 {
+        self.member(name).offset as u64
+    }
+
+    /// Writes `values` into member `name` of the struct at `base` of `out`
+    /// (reals rounded to the member's width, u32 members take them as integers).
+    pub fn put(&self, out: &mut [u8], base: usize, name: &str, values: &[f64]) {
+        let m = self.member(name);
+        assert!(values.len() <= m.count as usize, "{}.{name}", self.name);
+        for (k, v) in values.iter().enumerate() {
+            put_scalar(out, base + m.offset as usize, m.scalar, k, *v);
+        }
+    }
+
+    /// Reads member `name` of the struct at `base` of `bytes`, every scalar as f64.
+    pub fn get(&self, bytes: &[u8], base: usize, name: &str) -> Vec<f64> {
+        let m = self.member(name);
+        (0..m.count as usize)
+            .map(|k| get_scalar(bytes, base + m.offset as usize, m.scalar, k))
+            .collect()
+    }
+
+    /// The first scalar of member `name`.
+    pub fn get1(&self, bytes: &[u8], base: usize, name: &str) -> f64 {
+        let m = self.member(name);
+        get_scalar(bytes, base + m.offset as usize, m.scalar, 0)
+    }
+}
+
+fn put_scalar(out: &mut [u8], at: usize, scalar: Scalar, k: usize, v: f64) {
+    match scalar {
+        Scalar::U32 => out[at + 4 * k..at + 4 * k + 4].copy_from_slice(&(v as u32).to_le_bytes()),
+        Scalar::Real(4) => {
+            out[at + 4 * k..at + 4 * k + 4].copy_from_slice(&(v as f32).to_le_bytes())
+        }
+        Scalar::Real(_) => out[at + 8 * k..at + 8 * k + 8].copy_from_slice(&v.to_le_bytes()),
+    }
+}
+
+fn get_scalar(bytes: &[u8], at: usize, scalar: Scalar, k: usize) -> f64 {
+    let four = |o: usize| -> [u8; 4] { bytes[o..o + 4].try_into().expect("4 bytes") };
+    match scalar {
+        Scalar::U32 => u32::from_le_bytes(four(at + 4 * k)) as f64,
+        Scalar::Real(4) => f32::from_le_bytes(four(at + 4 * k)) as f64,
+        Scalar::Real(_) => {
+            f64::from_le_bytes(bytes[at + 8 * k..at + 8 * k + 8].try_into().expect("8 bytes"))
+        }
+    }
+}
+
+/// Every host-visible struct's layout in one precision mode, from naga.
+#[derive(Clone, Debug)]
+pub struct Layouts {
+    /// The mode.
+    pub precision: GpuPrecision,
+    /// `Params`.
+    pub params: StructLayout,
+    /// `NodeInfo`.
+    pub node_info: StructLayout,
+    /// `Spring`.
+    pub spring: StructLayout,
+    /// `CgState`.
+    pub cg_state: StructLayout,
+    /// `Lanes`.
+    pub lanes: StructLayout,
+}
+
+impl Layouts {
+    /// The layouts of `precision`, from naga's layout of the composed bindings.
+    pub fn new(precision: GpuPrecision) -> Result<Self, String> {
+        let src = super::shaders::compose_for(
+            "bindings.wgsl",
+            &crate::implicit::wgsl::generate(&[]),
+            precision,
+        )?;
+        let module = naga::front::wgsl::parse_str(&src)
+            .map_err(|e| format!("bindings.wgsl: {}", e.emit_to_string(&src)))?;
+        let mut layouter = naga::proc::Layouter::default();
+        layouter
+            .update(module.to_ctx())
+            .map_err(|e| format!("bindings.wgsl: layout: {e:?}"))?;
+        let get = |name: &str| struct_layout(&module, &layouter, name);
+        Ok(Self {
+            precision,
+            params: get("Params")?,
+            node_info: get("NodeInfo")?,
+            spring: get("Spring")?,
+            cg_state: get("CgState")?,
+            lanes: get("Lanes")?,
+        })
+    }
+
+    /// The uniform block of `p`.
+    pub fn encode_params(&self, p: &Params) -> Vec<u8> {
+        let l = &self.params;
+        let mut out = vec![0u8; l.size as usize];
+        let u = |v: u32| [v as f64];
+        for (name, v) in [
+            ("n_nodes", p.n_nodes),
+            ("n_springs", p.n_springs),
+            ("n_walls", p.n_walls),
+            ("dim", p.dim),
+            ("barrier_kind", p.barrier_kind),
+            ("integrator", p.integrator),
+            ("cg_max_iterations", p.cg_max_iterations),
+            ("node_partials", p.node_partials),
+            ("element_partials", p.element_partials),
+            ("friction_slots", p.friction_slots),
+        ] {
+            l.put(&mut out, 0, name, &u(v));
+        }
+        for (name, v) in [
+            ("potential_weight", p.potential_weight),
+            ("dhat", p.dhat),
+            ("kappa", p.kappa),
+            ("dt", p.dt),
+            ("cg_tol_sq", p.cg_tol_sq),
+            ("friction_eps", p.friction_eps),
+        ] {
+            l.put(&mut out, 0, name, &[v]);
+        }
+        l.put(&mut out, 0, "gravity", &p.gravity);
+        l.put(&mut out, 0, "walls", &p.walls.concat());
+        l.put(&mut out, 0, "friction_mu", &p.friction_mu.concat());
+        let ints = |v: &[u32]| v.iter().map(|c| *c as f64).collect::<Vec<f64>>();
+        l.put(&mut out, 0, "mas", &ints(&p.mas));
+        l.put(&mut out, 0, "mas_levels", &ints(&p.mas_levels.concat()));
+        out
+    }
+
+    /// The `nodes` buffer.
+    pub fn encode_nodes(&self, nodes: &[NodeInfo]) -> Vec<u8> {
+        let l = &self.node_info;
+        let stride = l.size as usize;
+        let mut out = vec![0u8; stride * nodes.len()];
+        for (i, n) in nodes.iter().enumerate() {
+            l.put(&mut out, i * stride, "mass", &[n.mass]);
+            l.put(&mut out, i * stride, "area", &[n.area]);
+            l.put(&mut out, i * stride, "fixed", &[f64::from(u8::from(n.fixed))]);
+        }
+        out
+    }
+
+    /// The `springs` buffer.
+    pub fn encode_springs(&self, springs: &[GpuSpring]) -> Vec<u8> {
+        let l = &self.spring;
+        let stride = l.size as usize;
+        let mut out = vec![0u8; stride * springs.len()];
+        for (i, s) in springs.iter().enumerate() {
+            let b = i * stride;
+            l.put(&mut out, b, "a", &[s.a as f64]);
+            l.put(&mut out, b, "b", &[s.b as f64]);
+            l.put(&mut out, b, "rest_length_sq", &[s.rest_length_sq]);
+            l.put(&mut out, b, "stiffness", &[s.stiffness]);
+        }
+        out
+    }
+
+    /// The CG state at `base` of `bytes`.
+    pub fn decode_cg(&self, bytes: &[u8], base: usize) -> CgState {
+        let l = &self.cg_state;
+        let g = |name| l.get1(bytes, base, name);
+        CgState {
+            rz: g("rz"),
+            bb: g("bb"),
+            rr: g("rr"),
+            iterations: g("iterations") as u32,
+            done: g("done") as u32,
+            converged: g("converged") as u32,
+        }
+    }
+
+    /// The lanes at `base` of `bytes`.
+    pub fn decode_lanes(&self, bytes: &[u8], base: usize) -> Lanes {
+        let l = &self.lanes;
+        let four = |name| {
+            let v = l.get(bytes, base, name);
+            [v[0], v[1], v[2], v[3]]
+        };
+        Lanes {
+            sums: four("sums"),
+            mixed: four("mixed"),
+        }
+    }
+
+    /// The bytes of one real of the CG state (`ls_alpha`, `cg_tol_sq`: `real`).
+    pub fn real_bytes(&self, value: f64) -> Vec<u8> {
+        match self.precision.bytes(crate::precision::RealClass::State) {
+            4 => (value as f32).to_le_bytes().to_vec(),
+            _ => value.to_le_bytes().to_vec(),
+        }
+    }
+}
+
+/// The layout of WGSL struct `name` of `module`.
+fn struct_layout(
+    module: &naga::Module,
+    layouter: &naga::proc::Layouter,
+    name: &str,
+) -> Result<StructLayout, String> {
+    let (h, ty) = module
+        .types
+        .iter()
+        .find(|(_, t)| t.name.as_deref() == Some(name))
+        .ok_or_else(|| format!("bindings.wgsl has no struct {name}"))?;
+    let naga::TypeInner::Struct { members, .. } = &ty.inner else {
+        return Err(format!("{name} is not a struct"));
+    };
+    let mut out = Vec::new();
+    for m in members {
+        let (scalar, count) = scalar_run(module, m.ty)
+            .ok_or_else(|| format!("{name}.{:?}: not a run of one scalar type", m.name))?;
+        out.push(Member {
+            name: m.name.clone().unwrap_or_default(),
+            offset: m.offset,
+            scalar,
+            count,
+        });
+    }
+    Ok(StructLayout {
+        name: name.to_string(),
+        size: layouter[h].size,
+        members: out,
+    })
+}
+
+/// The scalar type and count of a scalar, a vector of 4 (or fewer, packed) or an
+/// array of vectors of 4 (whose stride is the vector's size, so the scalars are
+/// contiguous).
+fn scalar_run(module: &naga::Module, ty: naga::Handle<naga::Type>) -> Option<(Scalar, u32)> {
+    let of = |s: naga::Scalar| match s.kind {
+        naga::ScalarKind::Uint if s.width == 4 => Some(Scalar::U32),
+        naga::ScalarKind::Float => Some(Scalar::Real(s.width as u32)),
+        _ => None,
+    };
+    match &module.types[ty].inner {
+        naga::TypeInner::Scalar(s) => Some((of(*s)?, 1)),
+        naga::TypeInner::Vector { size, scalar } => Some((of(*scalar)?, *size as u32)),
+        naga::TypeInner::Array {
+            base,
+            size: naga::ArraySize::Constant(n),
+            stride,
+        } => {
+            let (s, c) = scalar_run(module, *base)?;
+            let width = match s {
+                Scalar::U32 => 4,
+                Scalar::Real(w) => w,
+            };
+            (c * width == *stride).then_some((s, c * n.get()))
+        }
+        _ => None,
+    }
 }

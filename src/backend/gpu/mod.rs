@@ -1,4 +1,4 @@
-//! The GPU backend (f32 WGSL through wgpu): the same algorithm as the CPU reference,
+//! The GPU backend (WGSL through wgpu, in f32, f64 or mixed precision): the same algorithm as the CPU reference,
 //! with its state on the device and the Newton driver of [`crate::newton`] taking the
 //! decisions. PCG runs entirely on the GPU in batches of iterations; the host reads
 //! only what a decision needs (the CG flags and, in the same readback, the Newton
@@ -36,12 +36,16 @@ pub struct GpuOptions {
     /// Largest workgroup count along x of one dispatch; beyond it the dispatch uses a
     /// second dimension. wgpu's limit is 65535; tests lower it to exercise the 2D path.
     pub max_groups_x: u32,
+    /// Treat the adapter as having no f64 shaders (tests of the refusal and of
+    /// `auto`'s fallback; also [`context::HIDE_F64_ENV`]).
+    pub hide_f64: bool,
 }
 
 impl Default for GpuOptions {
     fn default() -> Self {
         Self {
             max_groups_x: 65535,
+            hide_f64: false,
         }
     }
 }
@@ -168,9 +172,33 @@ impl GpuBackend {
         self.model.friction.any()
     }
 
+    /// The precision mode the kernels run in.
+    pub fn precision(&self) -> crate::precision::GpuPrecision {
+        self.engine.ctx.precision
+    }
+
+    /// Whether the adapter has f64 shaders (as the run saw it).
+    pub fn has_f64(&self) -> bool {
+        self.engine.ctx.has_f64
+    }
+
+    /// A one-line note where `solver.precision = "auto"` fell back to f32 because the
+    /// adapter has no f64 shaders; `None` otherwise.
+    pub fn precision_note(&self) -> Option<String> {
+        (self.model.solver.precision == crate::precision::PrecisionChoice::Auto
+            && !self.has_f64())
+        .then(|| {
+            format!(
+                "note: the GPU runs in f32: adapter {} has no f64 shaders (solver.precision = \"auto\")",
+                self.adapter()
+            )
+        })
+    }
+
     /// Writes the line-search / advance step fraction α for the kernels.
     fn set_step_alpha(&mut self, alpha: f64) {
-        self.engine
-            .write_cg_field(layout::LS_ALPHA_OFFSET, bytemuck::bytes_of(&(alpha as f32)));
+        let offset = self.engine.layouts.cg_state.offset("ls_alpha");
+        let bytes = self.engine.layouts.real_bytes(alpha);
+        self.engine.write_cg_field(offset, &bytes);
     }
 }

@@ -2,7 +2,8 @@
 //! kernels, for the tests that compare every kernel with its CPU twin.
 
 use super::kernels::{Kernel, ASSEMBLE, DIRECTION_STATS, MATVEC};
-use super::layout::{node_block_bytes, DONE_OFFSET};
+use super::layout::node_block_bytes;
+use crate::precision::RealClass;
 use super::readback::{quadratic_form, DirectionSummary, EnergyTotals};
 use super::GpuBackend;
 use crate::backend::probe::Probe;
@@ -11,23 +12,28 @@ impl GpuBackend {
     /// The stored iterate, prediction and step start as absolute positions (m):
     /// (x, x̃, xⁿ).
     fn state_vectors(&mut self) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
-        let x = self.engine.read_vector(|b| &b.x, 0);
-        let xn = self.engine.read_vector(|b| &b.anchors, 0);
-        let offset = self.engine.read_vector(|b| &b.anchors, 1);
+        let x = self.engine.read_vector(|b| &b.x, RealClass::State, 0);
+        let xn = self.engine.read_vector(|b| &b.anchors, RealClass::State, 0);
+        let offset = self.engine.read_vector(|b| &b.anchors, RealClass::State, 1);
         let xp = xn.iter().zip(&offset).map(|(a, b)| a + b).collect();
         (x, xp, xn)
     }
 
-    /// Stores the absolute x, x̃ and xⁿ (m), rounded to f32, as the device keeps them:
-    /// x, and xⁿ with the offsets x̃ − xⁿ and x − xⁿ.
+    /// Stores the absolute x, x̃ and xⁿ (m), rounded to the state's precision, as the
+    /// device keeps them: x, and xⁿ with the offsets x̃ − xⁿ and x − xⁿ.
     fn write_state(&mut self, x: &[f64], xp: &[f64], xn: &[f64]) {
-        let f32s = |v: &[f64]| v.iter().map(|c| (*c as f32) as f64).collect::<Vec<f64>>();
-        let (x, xp, xn) = (f32s(x), f32s(xp), f32s(xn));
+        let f32 = self.engine.width(RealClass::State) == 4;
+        let round = |v: &[f64]| {
+            v.iter()
+                .map(|c| if f32 { (*c as f32) as f64 } else { *c })
+                .collect::<Vec<f64>>()
+        };
+        let (x, xp, xn) = (round(x), round(xp), round(xn));
         let minus = |a: &[f64]| a.iter().zip(&xn).map(|(p, q)| p - q).collect::<Vec<f64>>();
-        self.engine.write_vector(|b| &b.x, 0, &x);
-        self.engine.write_vector(|b| &b.anchors, 0, &xn);
-        self.engine.write_vector(|b| &b.anchors, 1, &minus(&xp));
-        self.engine.write_vector(|b| &b.anchors, 2, &minus(&x));
+        self.engine.write_vector(|b| &b.x, RealClass::State, 0, &x);
+        self.engine.write_vector(|b| &b.anchors, RealClass::State, 0, &xn);
+        self.engine.write_vector(|b| &b.anchors, RealClass::State, 1, &minus(&xp));
+        self.engine.write_vector(|b| &b.anchors, RealClass::State, 2, &minus(&x));
     }
 }
 
@@ -52,11 +58,11 @@ impl Probe for GpuBackend {
 
     fn set_direction(&mut self, p: &[f64]) {
         self.speculative_trial = None;
-        self.engine.write_vector(|b| &b.p, 0, p);
+        self.engine.write_vector(|b| &b.p, RealClass::Linear, 0, p);
     }
 
     fn direction_vector(&mut self) -> Vec<f64> {
-        self.engine.read_vector(|b| &b.p, 0)
+        self.engine.read_vector(|b| &b.p, RealClass::Linear, 0)
     }
 
     fn potential(&mut self) -> f64 {
@@ -65,31 +71,29 @@ impl Probe for GpuBackend {
 
     fn potential_gradient(&mut self) -> Vec<f64> {
         self.engine.run(&ASSEMBLE);
-        let r = self.engine.read_vector(|b| &b.r, 0);
+        let r = self.engine.read_vector(|b| &b.r, RealClass::Linear, 0);
         r.iter().map(|r| -r).collect()
     }
 
     fn hessian_product(&mut self, u: &[f64]) -> (Vec<f64>, f64) {
-        self.engine.write_vector(|b| &b.d, 0, u);
+        self.engine.write_vector(|b| &b.d, RealClass::Linear, 0, u);
         // The mat-vec kernel idles once a CG solve is done: open it again.
-        self.engine
-            .write_cg_field(DONE_OFFSET, bytemuck::bytes_of(&0u32));
+        let done = self.engine.layouts.cg_state.offset("done");
+        self.engine.write_cg_field(done, &0u32.to_le_bytes());
         let uhu = quadratic_form(self.engine.reduce(&MATVEC));
-        (self.engine.read_vector(|b| &b.q, 0), uhu)
+        (self.engine.read_vector(|b| &b.q, RealClass::Linear, 0), uhu)
     }
 
     fn jacobi_blocks(&mut self) -> Vec<f64> {
         self.engine.run(&ASSEMBLE);
         let (n, dim) = (self.model.num_nodes(), self.model.dim);
-        let set = (n * node_block_bytes(dim)) as u64;
+        let width = self.engine.width(RealClass::Linear);
+        let set = (n * node_block_bytes(dim, width)) as u64;
         if set == 0 {
             return vec![];
         }
         let bytes = self.engine.read_raw(|b| &b.blocks, set, set);
-        let v: Vec<f64> = bytemuck::cast_slice::<u8, f32>(&bytes)
-            .iter()
-            .map(|c| *c as f64)
-            .collect();
+        let v = super::engine::decode_reals(&bytes, width);
         let mut out = Vec::with_capacity(n * dim * dim);
         for b in v.chunks(4 * (dim - 1)) {
             if dim == 2 {
@@ -109,22 +113,23 @@ impl Probe for GpuBackend {
         }
         let size = self.engine.buffers.friction.size();
         let bytes = self.engine.read_raw(|b| &b.friction, 0, size);
-        bytemuck::cast_slice::<u8, [f32; 4]>(&bytes)
-            .iter()
-            .map(|f| f[3] as f64)
+        let width = self.engine.width(RealClass::State);
+        super::engine::decode_reals(&bytes, width)
+            .chunks_exact(4)
+            .map(|f| f[3])
             .collect()
     }
 
     fn precondition(&mut self, r: &[f64]) -> Vec<f64> {
         self.engine.run(&ASSEMBLE);
         self.engine.run(&self.solve.factor);
-        self.engine.write_vector(|b| &b.r, 0, r);
+        self.engine.write_vector(|b| &b.r, RealClass::Linear, 0, r);
         let apply = match self.solve.factor.is_empty() {
             true => vec![Kernel::CgStart],
             false => [vec![Kernel::MasCgStart], self.solve.apply.clone()].concat(),
         };
         self.engine.run(&apply);
-        self.engine.read_vector(|b| &b.z, 0)
+        self.engine.read_vector(|b| &b.z, RealClass::Linear, 0)
     }
 
     fn direction_summary(&mut self) -> (f64, f64) {

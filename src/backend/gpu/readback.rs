@@ -25,13 +25,13 @@ pub struct EnergyTotals {
 
 impl From<Lanes> for EnergyTotals {
     fn from(l: Lanes) -> Self {
-        let min = l.mixed[2] as f64;
+        let min = l.mixed[2];
         Self {
-            energy: l.sums[0] as f64,
-            kinetic: l.sums[1] as f64,
-            gravity: l.sums[2] as f64,
-            elastic: l.sums[3] as f64,
-            barrier: l.mixed[0] as f64,
+            energy: l.sums[0],
+            kinetic: l.sums[1],
+            gravity: l.sums[2],
+            elastic: l.sums[3],
+            barrier: l.mixed[0],
             // the min lane starts at BIG (3e38, common.wgsl) where there is no wall
             min_wall_distance: if min >= 1e38 { f64::INFINITY } else { min },
             inadmissible: l.mixed[3] > 0.0,
@@ -63,7 +63,7 @@ pub struct EnergyChange {
 impl From<Lanes> for EnergyChange {
     fn from(l: Lanes) -> Self {
         Self {
-            change: l.sums[0] as f64,
+            change: l.sums[0],
             inadmissible: l.mixed[3] > 0.0,
         }
     }
@@ -97,10 +97,10 @@ pub struct DirectionSummary {
 impl From<Lanes> for DirectionSummary {
     fn from(l: Lanes) -> Self {
         Self {
-            above_resolution: l.sums[0] as f64,
-            above_near_resolution: l.sums[1] as f64,
-            ccd_bound: (l.mixed[2] as f64).min(1.0),
-            norm: l.mixed[3] as f64,
+            above_resolution: l.sums[0],
+            above_near_resolution: l.sums[1],
+            ccd_bound: (l.mixed[2]).min(1.0),
+            norm: l.mixed[3],
         }
     }
 }
@@ -122,7 +122,7 @@ impl From<Lanes> for FrictionTotals {
         Self {
             sticking: l.sums[0] as u64,
             sliding: l.sums[1] as u64,
-            dissipation: l.sums[2] as f64,
+            dissipation: l.sums[2],
         }
     }
 }
@@ -130,12 +130,12 @@ impl From<Lanes> for FrictionTotals {
 /// The largest change of any lagged λ (N) in a friction lagging update
 /// (`friction_lag_update`, `shaders/kernels/friction.wgsl`).
 pub fn lag_change(l: Lanes) -> f64 {
-    l.mixed[3] as f64
+    l.mixed[3]
 }
 
 /// `dᵀ H d` of the mat-vec probe (`newton_matvec` reduced by `reduce_nodes`).
 pub fn quadratic_form(l: Lanes) -> f64 {
-    l.sums[0] as f64
+    l.sums[0]
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use super::buffers::{BufferSet, BINDING_NAMES};
 use super::context::{describe, GpuContext, Needs};
 use super::engine::{Dispatch, Engine};
 use super::layout::{
-    node_block_bytes, CgState, GpuSpring, NodeInfo, Params, MAX_FRICTION_WALLS, MAX_WALLS,
+    node_block_bytes, GpuSpring, Layouts, NodeInfo, Params, MAX_FRICTION_WALLS, MAX_WALLS,
     WORKGROUP,
 };
 use super::mas::MasPlan;
@@ -15,6 +15,7 @@ use super::GpuOptions;
 use crate::energy::barrier::BarrierKind;
 use crate::linear_solver::PreconditionerKind;
 use crate::model::{Integrator, Model};
+use crate::precision::RealClass;
 use wgpu::util::DeviceExt;
 
 /// Workgroups (x, y) covering `groups` with at most `max_x` along x.
@@ -77,21 +78,21 @@ fn params(
     element_partials: u32,
     mas: Option<&MasPlan>,
 ) -> Params {
-    let mut walls = [[0f32; 4]; 2 * MAX_WALLS];
+    let mut walls = [[0.0; 4]; 2 * MAX_WALLS];
     for (w, wall) in model.walls.iter().enumerate() {
         for (k, (n, o)) in wall.normal.iter().zip(&wall.origin).enumerate() {
-            walls[2 * w][k] = *n as f32;
-            walls[2 * w + 1][k] = *o as f32;
+            walls[2 * w][k] = *n;
+            walls[2 * w + 1][k] = *o;
         }
     }
-    let mut gravity = [0f32; 4];
+    let mut gravity = [0.0; 4];
     for (g, mg) in gravity.iter_mut().zip(&model.gravity) {
-        *g = *mg as f32;
+        *g = *mg;
     }
     let slots = friction_slots(model);
-    let mut friction_mu = [[0f32; 4]; MAX_FRICTION_WALLS / 4];
+    let mut friction_mu = [[0.0; 4]; MAX_FRICTION_WALLS / 4];
     for w in 0..slots {
-        friction_mu[w / 4][w % 4] = model.friction.mu(w, model.walls.len()) as f32;
+        friction_mu[w / 4][w % 4] = model.friction.mu(w, model.walls.len());
     }
     let s = &model.solver;
     let (mas, mas_levels) = mas.map(MasPlan::params).unwrap_or_default();
@@ -100,29 +101,101 @@ fn params(
         n_springs: model.springs.len() as u32,
         n_walls: model.walls.len() as u32,
         dim: model.dim as u32,
-        potential_weight: s.potential_weight() as f32,
-        dhat: model.barrier.dhat as f32,
-        kappa: model.barrier.kappa as f32,
+        potential_weight: s.potential_weight(),
+        dhat: model.barrier.dhat,
+        kappa: model.barrier.kappa,
         barrier_kind: match model.barrier.kind {
             BarrierKind::Book => 0,
             BarrierKind::Ipc => 1,
         },
-        dt: s.dt as f32,
+        dt: s.dt,
         integrator: match s.integrator {
             Integrator::ImplicitEuler => 0,
             Integrator::Newmark => 1,
         },
-        cg_tol_sq: (s.cg_tolerance * s.cg_tolerance) as f32,
+        cg_tol_sq: s.cg_tolerance * s.cg_tolerance,
         cg_max_iterations: s.cg_max_iterations,
         node_partials,
         element_partials,
         friction_slots: slots as u32,
-        friction_eps: (model.friction.eps_v * s.dt) as f32,
+        friction_eps: model.friction.eps_v * s.dt,
         gravity,
         walls,
         friction_mu,
         mas,
         mas_levels,
+    }
+}
+
+/// The smallest buffer: one element of the largest array element type (`Lanes`
+/// in f64), so that an empty array still binds.
+const MIN_BUFFER_BYTES: u64 = 64;
+
+/// Bytes of each buffer of a scene in one precision mode.
+#[derive(Clone, Copy, Debug)]
+struct Sizes {
+    /// One node vector of the state (x, v, acc, each anchor block).
+    state_vector: u64,
+    /// One CG vector (p, r, z, d, q).
+    linear_vector: u64,
+    friction: u64,
+    blocks: u64,
+    springs: u64,
+    partials: u64,
+    mas_matrices: u64,
+    mas_vectors: u64,
+    mas_partials: u64,
+    mas_frames: u64,
+}
+
+impl Sizes {
+    fn new(model: &Model, mas: Option<&MasPlan>, partial_count: u64, lay: &Layouts) -> Self {
+        let (n, ns, dim) = (model.num_nodes(), model.springs.len(), model.dim);
+        let s = lay.precision.bytes(RealClass::State);
+        let l = lay.precision.bytes(RealClass::Linear);
+        let nd = (n * dim) as u64;
+        let mas_reals = |f: fn(&MasPlan) -> u64| mas.map_or(0, f);
+        Self {
+            state_vector: nd * s,
+            linear_vector: nd * l,
+            friction: (n * friction_slots(model)) as u64 * 4 * s,
+            blocks: (2 * n * node_block_bytes(dim, l)) as u64,
+            springs: ns as u64 * lay.spring.size as u64,
+            partials: partial_count * lay.lanes.size as u64,
+            mas_matrices: l * mas_reals(|m| m.matrix_reals),
+            mas_vectors: l * mas_reals(|m| m.vector_reals),
+            mas_partials: l * mas_reals(|m| m.partial_reals),
+            mas_frames: 4 * l * mas_reals(|m| m.frames),
+        }
+    }
+
+    /// The largest single buffer and its name.
+    fn needs(&self, adjacency: u64) -> Needs {
+        let all: [(u64, &'static str); 8] = [
+            (self.mas_matrices, "multilevel preconditioner matrices"),
+            (self.state_vector, "node vectors"),
+            (3 * self.state_vector, "step anchors"),
+            (self.friction, "friction contacts"),
+            (self.blocks, "node blocks"),
+            (self.springs, "springs"),
+            (adjacency, "adjacency"),
+            (self.partials, "partials"),
+        ];
+        let (largest_buffer, largest_buffer_name) =
+            all.iter().copied().max_by_key(|s| s.0).unwrap_or((0, ""));
+        Needs {
+            largest_buffer,
+            largest_buffer_name,
+        }
+    }
+}
+
+/// A node vector of the state in the mode's `real`, as bytes.
+pub fn state_bytes(v: &[f64], width: u64) -> Vec<u8> {
+    if width == 4 {
+        v.iter().flat_map(|c| (*c as f32).to_le_bytes()).collect()
+    } else {
+        v.iter().flat_map(|c| c.to_le_bytes()).collect()
     }
 }
 
@@ -144,28 +217,16 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
     let node_partials = node_dispatch.0 * node_dispatch.1;
     let element_partials = element_dispatch.0 * element_dispatch.1;
     let partial_count = node_partials.max(element_partials) as u64;
+    let adjacency_bytes = ((n + 1 + 2 * ns) * 4) as u64;
 
-    let vec_bytes = (n * dim * 4) as u64;
-    let friction_bytes = (n * friction_slots(model) * 16) as u64;
-    let block_bytes = (2 * n * node_block_bytes(dim)) as u64;
-    let mas_matrix_bytes = mas.as_ref().map_or(0, |m| 4 * m.matrix_reals);
-    let sizes: [(u64, &'static str); 8] = [
-        (mas_matrix_bytes, "multilevel preconditioner matrices"),
-        (vec_bytes, "node vectors"),
-        (3 * vec_bytes, "step anchors"),
-        (friction_bytes, "friction contacts"),
-        (block_bytes, "node blocks"),
-        ((ns * 16) as u64, "springs"),
-        (((n + 1 + 2 * ns) * 4) as u64, "adjacency"),
-        (partial_count * 32, "partials"),
-    ];
-    let (largest_buffer, largest_buffer_name) =
-        sizes.iter().copied().max_by_key(|s| s.0).unwrap_or((0, ""));
-    let ctx = GpuContext::new(Needs {
-        largest_buffer,
-        largest_buffer_name,
-    })
-    .map_err(|e| format!("{e} ({n} nodes, {ns} springs)"))?;
+    let needs = |precision| -> Result<Needs, String> {
+        let lay = Layouts::new(precision)?;
+        Ok(Sizes::new(model, mas.as_ref(), partial_count, &lay).needs(adjacency_bytes))
+    };
+    let ctx = GpuContext::new(&needs, model.solver.precision, opts.hide_f64)
+        .map_err(|e| format!("{e} ({n} nodes, {ns} springs)"))?;
+    let lay = Layouts::new(ctx.precision)?;
+    let sizes = Sizes::new(model, mas.as_ref(), partial_count, &lay);
     // Turn device errors during setup (a kernel the driver rejects, a buffer it
     // cannot allocate) into an error message instead of wgpu's panic.
     let oom_scope = ctx.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
@@ -173,16 +234,15 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
     let pipes = Pipelines::with_generated(
         &ctx.device,
         &crate::implicit::wgsl::generate(&model.implicit_walls),
-        crate::precision::GpuPrecision::F32,
+        ctx.precision,
     )?;
     let dev = &ctx.device;
     let params = params(model, node_partials, element_partials, mas.as_ref());
     let nodes: Vec<NodeInfo> = (0..n)
         .map(|i| NodeInfo {
-            mass: model.mass[i] as f32,
-            area: model.contact_area[i] as f32,
-            fixed: u32::from(model.fixed[i]),
-            _pad: 0,
+            mass: model.mass[i],
+            area: model.contact_area[i],
+            fixed: model.fixed[i],
         })
         .collect();
     let springs: Vec<GpuSpring> = model
@@ -191,8 +251,8 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
         .map(|sp| GpuSpring {
             a: sp.a,
             b: sp.b,
-            rest_length_sq: sp.rest_length_sq as f32,
-            stiffness: sp.stiffness as f32,
+            rest_length_sq: sp.rest_length_sq,
+            stiffness: sp.stiffness,
         })
         .collect();
     let (offsets, entries) = model.node_springs();
@@ -211,14 +271,16 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
         Integrator::Newmark => crate::integrator::initial_acceleration(model),
         Integrator::ImplicitEuler => vec![0.0; n * dim],
     };
-    let f32s = |v: &[f64]| v.iter().map(|c| *c as f32).collect::<Vec<f32>>();
+    let width = ctx.precision.bytes(RealClass::State);
+    let reals = |v: &[f64]| state_bytes(v, width);
     let storage =
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
     let init = |name: &str, bytes: &[u8], usage: wgpu::BufferUsages| {
-        // wgpu rejects zero-sized bindings: pad empty arrays.
+        // wgpu rejects zero-sized bindings: pad empty arrays (to one element of the
+        // largest array type, vec4<f64> or Lanes in f64).
         let mut data = bytes.to_vec();
-        if data.len() < 16 {
-            data.resize(16, 0);
+        if data.len() < MIN_BUFFER_BYTES as usize {
+            data.resize(MIN_BUFFER_BYTES as usize, 0);
         }
         dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some(name),
@@ -227,57 +289,52 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
         })
     };
     let stored = |name: &str, bytes: &[u8]| init(name, bytes, storage);
-    // A zero-initialised storage buffer (wgpu zeroes new buffers) of at least 16 bytes.
+    // A zero-initialised storage buffer (wgpu zeroes new buffers), never empty.
     let zeroed = |name: &str, size: u64| {
         dev.create_buffer(&wgpu::BufferDescriptor {
             label: Some(name),
-            size: size.max(16),
+            size: size.max(MIN_BUFFER_BYTES),
             usage: storage,
             mapped_at_creation: false,
         })
     };
     let names = &BINDING_NAMES;
     // xⁿ = x0, x̃ − xⁿ = 0 and x − xⁿ = 0 until the first step starts
-    let anchors = f32s(&[model.x0.clone(), vec![0.0; 2 * n * dim]].concat());
+    let anchors = reals(&[model.x0.clone(), vec![0.0; 2 * n * dim]].concat());
+    let linear = sizes.linear_vector;
     let buffers = BufferSet {
         params: init(
             names.params,
-            bytemuck::bytes_of(&params),
+            &lay.encode_params(&params),
             wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         ),
-        nodes: stored(names.nodes, bytemuck::cast_slice(&nodes)),
-        springs: stored(names.springs, bytemuck::cast_slice(&springs)),
+        nodes: stored(names.nodes, &lay.encode_nodes(&nodes)),
+        springs: stored(names.springs, &lay.encode_springs(&springs)),
         adjacency: stored(names.adjacency, bytemuck::cast_slice(&adjacency)),
-        x: stored(names.x, bytemuck::cast_slice(&f32s(&model.x0))),
-        anchors: stored(names.anchors, bytemuck::cast_slice(&anchors)),
-        friction: zeroed(names.friction, friction_bytes),
-        v: stored(names.v, bytemuck::cast_slice(&f32s(&v0))),
-        acc: stored(names.acc, bytemuck::cast_slice(&f32s(&a0))),
-        p: zeroed(names.p, vec_bytes),
-        r: zeroed(names.r, vec_bytes),
-        z: zeroed(names.z, vec_bytes),
-        d: zeroed(names.d, vec_bytes),
-        q: zeroed(names.q, vec_bytes),
-        partials: zeroed(names.partials, partial_count * 32),
-        cg: stored(names.cg, bytemuck::bytes_of(&CgState::default())),
-        results: stored(names.results, &[0u8; 64]),
+        x: stored(names.x, &reals(&model.x0)),
+        anchors: stored(names.anchors, &anchors),
+        friction: zeroed(names.friction, sizes.friction),
+        v: stored(names.v, &reals(&v0)),
+        acc: stored(names.acc, &reals(&a0)),
+        p: zeroed(names.p, linear),
+        r: zeroed(names.r, linear),
+        z: zeroed(names.z, linear),
+        d: zeroed(names.d, linear),
+        q: zeroed(names.q, linear),
+        partials: zeroed(names.partials, sizes.partials),
+        cg: zeroed(names.cg, lay.cg_state.size as u64),
+        results: zeroed(names.results, 2 * lay.lanes.size as u64),
         // the Newton node blocks, then the preconditioner's inverse blocks
-        blocks: zeroed(names.blocks, block_bytes),
+        blocks: zeroed(names.blocks, sizes.blocks),
         mas_index: stored(
             names.mas_index,
             bytemuck::cast_slice(mas.as_ref().map_or(&[][..], |m| &m.index)),
         ),
-        mas_frames: zeroed(names.mas_frames, 16 * mas.as_ref().map_or(0, |m| m.frames)),
-        mas_matrices: zeroed(names.mas_matrices, mas_matrix_bytes),
-        mas_vectors: zeroed(
-            names.mas_vectors,
-            4 * mas.as_ref().map_or(0, |m| m.vector_reals),
-        ),
+        mas_frames: zeroed(names.mas_frames, sizes.mas_frames),
+        mas_matrices: zeroed(names.mas_matrices, sizes.mas_matrices),
+        mas_vectors: zeroed(names.mas_vectors, sizes.mas_vectors),
         mas_state: zeroed(names.mas_state, 16),
-        mas_partials: zeroed(
-            names.mas_partials,
-            4 * mas.as_ref().map_or(0, |m| m.partial_reals),
-        ),
+        mas_partials: zeroed(names.mas_partials, sizes.mas_partials),
     };
     let supernodes = mas.as_ref().map_or(0, |m| m.supernodes());
     let dispatch = Dispatch {
@@ -287,7 +344,7 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
         domains: dims(mas.as_ref().map_or(0, |m| m.domains), max_x),
         partial_slots: dims(supernodes.div_ceil(WORKGROUP / 16), max_x),
     };
-    let mut engine = Engine::new(ctx, pipes, buffers, vec_bytes, dispatch);
+    let mut engine = Engine::new(ctx, pipes, buffers, (n * dim) as u64, dispatch, lay);
     engine.mass_floor = (0..model.num_nodes())
         .filter(|&i| !model.fixed[i])
         .map(|i| model.mass[i])

@@ -9,6 +9,7 @@ use super::readback::{lag_change, DirectionSummary, EnergyChange, EnergyTotals, 
 use super::GpuBackend;
 use crate::backend::{Backend, DeviceCounters, Diagnostics};
 use crate::newton::{CgTolerance, Direction, NewtonSystem};
+use crate::precision::RealClass;
 
 impl NewtonSystem for GpuBackend {
     fn energy(&mut self) -> f64 {
@@ -32,7 +33,7 @@ impl NewtonSystem for GpuBackend {
                 // ‖b‖ decides η: read the CG state the start leaves (one more read).
                 let (_, _, cg) = self.engine.finish_direction(enc);
                 enc = self.engine.encoder();
-                tolerance.relative((cg.bb as f64).sqrt(), self.error_per_residual())
+                tolerance.relative(cg.bb.sqrt(), self.error_per_residual())
             }
         };
         // Written to the queue before the iterations below are submitted.
@@ -54,7 +55,7 @@ impl NewtonSystem for GpuBackend {
                 let stats = DirectionSummary::from(stats);
                 self.ccd = stats.ccd_bound;
                 self.speculative_trial = Some((self.ccd, EnergyChange::from(trial).value()));
-                let rhs_norm = (cg.bb as f64).sqrt();
+                let rhs_norm = cg.bb.sqrt();
                 return Direction {
                     norm: stats.norm,
                     cg_iterations: cg.iterations,
@@ -63,7 +64,7 @@ impl NewtonSystem for GpuBackend {
                     near_resolution: stats.above_near_resolution == 0.0,
                     cg_tolerance: eta,
                     rhs_norm,
-                    error_bound: self.error_bound(eta, cg.rr as f64),
+                    error_bound: self.error_bound(eta, cg.rr),
                 };
             }
             enc = self.engine.encoder();
@@ -103,7 +104,7 @@ impl NewtonSystem for GpuBackend {
 impl GpuBackend {
     /// [`Direction::error_bound`] (m) of a solve to `eta` that ended at `rr = ‖r‖²`;
     /// only computed for a solve looser than `solver.cg_tolerance` (the only one the
-    /// driver asks about), widened by 1 % for the f32 recurrence residual.
+    /// driver asks about), widened by 1 % for the recurrence residual's rounding.
     fn error_bound(&self, eta: f64, rr: f64) -> f64 {
         if eta <= self.model.solver.cg_tolerance {
             return f64::INFINITY;
@@ -129,7 +130,11 @@ impl Backend for GpuBackend {
     }
 
     fn device(&self) -> String {
-        format!("{} f32", self.adapter())
+        format!("{} {}", self.adapter(), self.precision().name())
+    }
+
+    fn gpu_precision(&self) -> Option<crate::precision::GpuPrecision> {
+        Some(self.precision())
     }
 
     fn begin_step(&mut self) {
@@ -170,11 +175,11 @@ impl Backend for GpuBackend {
     }
 
     fn positions(&mut self) -> Vec<f64> {
-        self.engine.read_vector(|b| &b.x, 0)
+        self.engine.read_vector(|b| &b.x, RealClass::State, 0)
     }
 
     fn velocities(&mut self) -> Vec<f64> {
-        self.engine.read_vector(|b| &b.v, 0)
+        self.engine.read_vector(|b| &b.v, RealClass::State, 0)
     }
 
     fn diagnostics(&mut self) -> Diagnostics {
