@@ -7,9 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The precision a scene or the command line asks for.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum PrecisionChoice {
     /// The mode [`GpuPrecision::auto_for`] picks for the adapter (the default).
@@ -137,12 +135,24 @@ mod tests {
 
     #[test]
     fn f64_modes_are_refused_without_f64_and_auto_falls_back() {
-        assert_eq!(PrecisionChoice::Auto.resolve(false, "a"), Ok(GpuPrecision::F32));
-        assert_eq!(PrecisionChoice::Auto.resolve(true, "a"), Ok(GpuPrecision::F64));
-        assert_eq!(PrecisionChoice::F32.resolve(false, "a"), Ok(GpuPrecision::F32));
+        assert_eq!(
+            PrecisionChoice::Auto.resolve(false, "a"),
+            Ok(GpuPrecision::F32)
+        );
+        assert_eq!(
+            PrecisionChoice::Auto.resolve(true, "a"),
+            Ok(GpuPrecision::F64)
+        );
+        assert_eq!(
+            PrecisionChoice::F32.resolve(false, "a"),
+            Ok(GpuPrecision::F32)
+        );
         for c in [PrecisionChoice::F64, PrecisionChoice::Mixed] {
             let e = c.resolve(false, "X").unwrap_err();
-            assert!(e.contains(c.name()) && e.contains("X") && !e.contains('\n'), "{e}");
+            assert!(
+                e.contains(c.name()) && e.contains("X") && !e.contains('\n'),
+                "{e}"
+            );
             assert!(c.resolve(true, "X").is_ok());
         }
     }

@@ -112,7 +112,10 @@ fn mas_kernels_match_the_cpu_twin() {
         ),
         (
             body(2, 70),
-            GpuOptions { max_groups_x: 3 },
+            GpuOptions {
+                max_groups_x: 3,
+                ..GpuOptions::default()
+            },
             "2D grid, 5041 nodes, 4 levels, two-dimensional dispatch",
         ),
     ];

@@ -1,14 +1,13 @@
 //! Tier A of the GPU tests (no device needed): every composed kernel parses and
 //! validates with naga, every entry point stays within wgpu's default limit of
-//! storage buffers, and the Rust twins of the WGSL structs have the same layout.
+//! storage buffers, in every precision mode, and the host writes every member of the
+//! WGSL structs at the offsets naga lays out.
 
 use springsim::backend::gpu::kernels::Kernel;
-use springsim::backend::gpu::layout::{
-    CgState, GpuSpring, Lanes, NodeInfo, Params, LS_ALPHA_OFFSET,
-};
+use springsim::backend::gpu::layout::{GpuSpring, Layouts, NodeInfo, Params};
 use springsim::backend::gpu::pipelines::reflect;
 use springsim::backend::gpu::shaders::{compose, source, SOURCES};
-use std::mem::{offset_of, size_of};
+use springsim::precision::GpuPrecision;
 
 #[test]
 fn every_kernel_composes_parses_and_validates() {
@@ -83,72 +82,75 @@ fn every_shader_file_is_embedded_and_imports_resolve() {
     assert!(compose("nope.wgsl").is_err());
 }
 
-fn wgsl_struct(
-    module: &naga::Module,
-    layouter: &naga::proc::Layouter,
-    name: &str,
-) -> (u32, Vec<(String, u32)>) {
-    let (h, ty) = module
-        .types
-        .iter()
-        .find(|(_, t)| t.name.as_deref() == Some(name))
-        .unwrap_or_else(|| panic!("no WGSL struct {name}"));
-    let members = match &ty.inner {
-        naga::TypeInner::Struct { members, .. } => members
-            .iter()
-            .map(|m| (m.name.clone().unwrap_or_default(), m.offset))
-            .collect(),
-        _ => panic!("{name} is not a struct"),
-    };
-    (layouter[h].size, members)
-}
-
 #[test]
-fn rust_twins_match_the_wgsl_layouts() {
-    let src = compose("bindings.wgsl").unwrap();
-    let module = naga::front::wgsl::parse_str(&src).unwrap();
-    let mut layouter = naga::proc::Layouter::default();
-    layouter.update(module.to_ctx()).unwrap();
-    let offset = |members: &[(String, u32)], f: &str| {
-        members
-            .iter()
-            .find(|(n, _)| n == f)
-            .unwrap_or_else(|| panic!("no member {f}"))
-            .1 as usize
-    };
-
-    let (size, m) = wgsl_struct(&module, &layouter, "Params");
-    assert_eq!(size as usize, size_of::<Params>());
-    assert_eq!(
-        offset(&m, "potential_weight"),
-        offset_of!(Params, potential_weight)
-    );
-    assert_eq!(
-        offset(&m, "cg_max_iterations"),
-        offset_of!(Params, cg_max_iterations)
-    );
-    assert_eq!(
-        offset(&m, "element_partials"),
-        offset_of!(Params, element_partials)
-    );
-    assert_eq!(offset(&m, "gravity"), offset_of!(Params, gravity));
-    assert_eq!(offset(&m, "walls"), offset_of!(Params, walls));
-    assert_eq!(offset(&m, "friction_eps"), offset_of!(Params, friction_eps));
-    assert_eq!(offset(&m, "friction_mu"), offset_of!(Params, friction_mu));
-
-    let (size, m) = wgsl_struct(&module, &layouter, "CgState");
-    assert_eq!(size as usize, size_of::<CgState>());
-    assert_eq!(offset(&m, "ls_alpha") as u64, LS_ALPHA_OFFSET);
-    assert_eq!(offset(&m, "ls_alpha"), offset_of!(CgState, ls_alpha));
-    assert_eq!(offset(&m, "converged"), offset_of!(CgState, converged));
-
-    let (size, m) = wgsl_struct(&module, &layouter, "NodeInfo");
-    assert_eq!(size as usize, size_of::<NodeInfo>());
-    assert_eq!(offset(&m, "fixed"), offset_of!(NodeInfo, fixed));
-    let (size, m) = wgsl_struct(&module, &layouter, "Spring");
-    assert_eq!(size as usize, size_of::<GpuSpring>());
-    assert_eq!(offset(&m, "stiffness"), offset_of!(GpuSpring, stiffness));
-    let (size, m) = wgsl_struct(&module, &layouter, "Lanes");
-    assert_eq!(size as usize, size_of::<Lanes>());
-    assert_eq!(offset(&m, "mixed"), offset_of!(Lanes, mixed));
+fn the_host_writes_every_member_of_the_wgsl_structs_in_every_precision() {
+    for precision in GpuPrecision::ALL {
+        let lay = Layouts::new(precision).unwrap();
+        let w = precision.bytes(springsim::precision::RealClass::State) as u32;
+        // sizes as WGSL lays them out: reals of the mode's width, vec4 aligned to 4 of them
+        assert_eq!(lay.lanes.size, 8 * w, "{precision:?} Lanes");
+        assert_eq!(lay.node_info.size, 2 * w + 8, "{precision:?} NodeInfo");
+        assert_eq!(lay.spring.size, 8 + 2 * w, "{precision:?} Spring");
+        // every member of Params gets a non-zero value from a Params without zeros
+        let p = Params {
+            n_nodes: 1,
+            n_springs: 2,
+            n_walls: 3,
+            dim: 3,
+            potential_weight: 0.5,
+            dhat: 0.25,
+            kappa: 3.0,
+            barrier_kind: 1,
+            dt: 0.125,
+            integrator: 1,
+            cg_tol_sq: 1e-12,
+            cg_max_iterations: 9,
+            node_partials: 4,
+            element_partials: 5,
+            friction_slots: 6,
+            friction_eps: 1e-3,
+            gravity: [1.0; 4],
+            walls: [[2.0; 4]; 32],
+            friction_mu: [[0.5; 4]; 8],
+            mas: [7; 4],
+            mas_levels: [[8; 4]; 16],
+        };
+        let bytes = lay.encode_params(&p);
+        assert_eq!(bytes.len(), lay.params.size as usize);
+        for m in &lay.params.members {
+            let values = lay.params.get(&bytes, 0, &m.name);
+            assert!(
+                values.iter().all(|v| *v != 0.0),
+                "{precision:?}: Params.{} is not written ({values:?})",
+                m.name
+            );
+        }
+        assert_eq!(
+            lay.params.get1(&bytes, 0, "cg_tol_sq") == 1e-12,
+            precision != GpuPrecision::F32
+        );
+        // NodeInfo and Spring round trips at their array stride
+        let nodes = [NodeInfo {
+            mass: 2.0,
+            area: 0.1,
+            fixed: true,
+        }; 3];
+        let nb = lay.encode_nodes(&nodes);
+        assert_eq!(nb.len(), 3 * lay.node_info.size as usize);
+        let base = 2 * lay.node_info.size as usize;
+        assert_eq!(lay.node_info.get1(&nb, base, "mass"), 2.0);
+        assert_eq!(lay.node_info.get1(&nb, base, "fixed"), 1.0);
+        let springs = [GpuSpring {
+            a: 4,
+            b: 9,
+            rest_length_sq: 0.25,
+            stiffness: 1e3,
+        }; 2];
+        let sb = lay.encode_springs(&springs);
+        let base = lay.spring.size as usize;
+        assert_eq!(lay.spring.get1(&sb, base, "b"), 9.0);
+        assert_eq!(lay.spring.get1(&sb, base, "stiffness"), 1e3);
+        // the CG state's u32 flags follow its reals
+        assert!(lay.cg_state.offset("iterations") >= 7 * w as u64);
+    }
 }

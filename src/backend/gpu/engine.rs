@@ -246,7 +246,13 @@ impl Engine {
         let lanes = self.lanes_bytes();
         let mut enc = self.encoder();
         self.record(&mut enc, kernels);
-        enc.copy_buffer_to_buffer(&self.buffers.results, 0, &self.staging, STAGE_RESULTS, lanes);
+        enc.copy_buffer_to_buffer(
+            &self.buffers.results,
+            0,
+            &self.staging,
+            STAGE_RESULTS,
+            lanes,
+        );
         self.submit(enc);
         let bytes = self.read_staging(Staging::Small, lanes);
         self.layouts.decode_lanes(&bytes, 0)

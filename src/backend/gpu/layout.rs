@@ -212,9 +212,11 @@ fn get_scalar(bytes: &[u8], at: usize, scalar: Scalar, k: usize) -> f64 {
     match scalar {
         Scalar::U32 => u32::from_le_bytes(four(at + 4 * k)) as f64,
         Scalar::Real(4) => f32::from_le_bytes(four(at + 4 * k)) as f64,
-        Scalar::Real(_) => {
-            f64::from_le_bytes(bytes[at + 8 * k..at + 8 * k + 8].try_into().expect("8 bytes"))
-        }
+        Scalar::Real(_) => f64::from_le_bytes(
+            bytes[at + 8 * k..at + 8 * k + 8]
+                .try_into()
+                .expect("8 bytes"),
+        ),
     }
 }
 
@@ -306,7 +308,12 @@ impl Layouts {
         for (i, n) in nodes.iter().enumerate() {
             l.put(&mut out, i * stride, "mass", &[n.mass]);
             l.put(&mut out, i * stride, "area", &[n.area]);
-            l.put(&mut out, i * stride, "fixed", &[f64::from(u8::from(n.fixed))]);
+            l.put(
+                &mut out,
+                i * stride,
+                "fixed",
+                &[f64::from(u8::from(n.fixed))],
+            );
         }
         out
     }

@@ -59,12 +59,10 @@ pub fn reflect_for(
     let source = compose_for(path, generated, precision)?;
     let module = naga::front::wgsl::parse_str(&source)
         .map_err(|e| format!("{path}: {}", e.emit_to_string_with_path(&source, path)))?;
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        capabilities(precision),
-    )
-    .validate(&module)
-    .map_err(|e| format!("{path}: {}", e.emit_to_string_with_path(&source, path)))?;
+    let info =
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities(precision))
+            .validate(&module)
+            .map_err(|e| format!("{path}: {}", e.emit_to_string_with_path(&source, path)))?;
     let mut entry_bindings = Vec::new();
     for (k, ep) in module.entry_points.iter().enumerate() {
         let fi = info.get_entry_point(k);

@@ -3,10 +3,10 @@
 
 use super::kernels::{Kernel, ASSEMBLE, DIRECTION_STATS, MATVEC};
 use super::layout::node_block_bytes;
-use crate::precision::RealClass;
 use super::readback::{quadratic_form, DirectionSummary, EnergyTotals};
 use super::GpuBackend;
 use crate::backend::probe::Probe;
+use crate::precision::RealClass;
 
 impl GpuBackend {
     /// The stored iterate, prediction and step start as absolute positions (m):
@@ -31,9 +31,12 @@ impl GpuBackend {
         let (x, xp, xn) = (round(x), round(xp), round(xn));
         let minus = |a: &[f64]| a.iter().zip(&xn).map(|(p, q)| p - q).collect::<Vec<f64>>();
         self.engine.write_vector(|b| &b.x, RealClass::State, 0, &x);
-        self.engine.write_vector(|b| &b.anchors, RealClass::State, 0, &xn);
-        self.engine.write_vector(|b| &b.anchors, RealClass::State, 1, &minus(&xp));
-        self.engine.write_vector(|b| &b.anchors, RealClass::State, 2, &minus(&x));
+        self.engine
+            .write_vector(|b| &b.anchors, RealClass::State, 0, &xn);
+        self.engine
+            .write_vector(|b| &b.anchors, RealClass::State, 1, &minus(&xp));
+        self.engine
+            .write_vector(|b| &b.anchors, RealClass::State, 2, &minus(&x));
     }
 }
 
@@ -111,9 +114,11 @@ impl Probe for GpuBackend {
         if !self.has_friction() {
             return vec![];
         }
-        let size = self.engine.buffers.friction.size();
-        let bytes = self.engine.read_raw(|b| &b.friction, 0, size);
+        // (unit normal, λ) per node and slot; the buffer may be padded beyond them
         let width = self.engine.width(RealClass::State);
+        let slots = super::setup::friction_slots(&self.model);
+        let size = (self.model.num_nodes() * slots) as u64 * 4 * width;
+        let bytes = self.engine.read_raw(|b| &b.friction, 0, size);
         super::engine::decode_reals(&bytes, width)
             .chunks_exact(4)
             .map(|f| f[3])
