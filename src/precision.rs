@@ -100,6 +100,15 @@ impl GpuPrecision {
 }
 
 impl PrecisionChoice {
+    /// The choice that asks for exactly `mode`.
+    pub fn of(mode: GpuPrecision) -> Self {
+        match mode {
+            GpuPrecision::F32 => PrecisionChoice::F32,
+            GpuPrecision::F64 => PrecisionChoice::F64,
+            GpuPrecision::Mixed => PrecisionChoice::Mixed,
+        }
+    }
+
     /// The name in scene files and on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -110,14 +119,21 @@ impl PrecisionChoice {
         }
     }
 
+    /// The mode asked for, `None` for `auto`.
+    pub fn fixed(self) -> Option<GpuPrecision> {
+        match self {
+            PrecisionChoice::Auto => None,
+            PrecisionChoice::F32 => Some(GpuPrecision::F32),
+            PrecisionChoice::F64 => Some(GpuPrecision::F64),
+            PrecisionChoice::Mixed => Some(GpuPrecision::Mixed),
+        }
+    }
+
     /// The mode for an adapter with or without f64: `Err` (one line) where an f64
     /// mode is asked of an adapter without f64; `auto` as [`GpuPrecision::auto_for`].
     pub fn resolve(self, has_f64: bool, adapter: &str) -> Result<GpuPrecision, String> {
-        let asked = match self {
-            PrecisionChoice::Auto => return Ok(GpuPrecision::auto_for(has_f64)),
-            PrecisionChoice::F32 => GpuPrecision::F32,
-            PrecisionChoice::F64 => GpuPrecision::F64,
-            PrecisionChoice::Mixed => GpuPrecision::Mixed,
+        let Some(asked) = self.fixed() else {
+            return Ok(GpuPrecision::auto_for(has_f64));
         };
         if asked.needs_f64() && !has_f64 {
             return Err(format!(

@@ -37,6 +37,10 @@ pub struct SoakArgs {
     /// Output folder: soak.csv, soak.md and each run's outputs under runs/.
     #[arg(long, default_value = "out/soak")]
     pub out: PathBuf,
+    /// Precision of the GPU runs (default: each scene's `solver.precision`, else
+    /// auto: f64 where the adapter has it).
+    #[arg(long, value_enum)]
+    pub precision: Option<crate::precision::PrecisionChoice>,
 }
 
 /// One row of the soak table.
@@ -91,7 +95,11 @@ impl Row {
     }
 }
 
-fn backend_for(name: &str, scene: &Scene) -> Result<Box<dyn Backend>, String> {
+fn backend_for(
+    name: &str,
+    scene: &Scene,
+    precision: Option<crate::precision::PrecisionChoice>,
+) -> Result<Box<dyn Backend>, String> {
     match name {
         "cpu" => Ok(Box::new(
             CpuBackend::new(scene.model.clone()).with_linear_solver(scene.linear_solver),
@@ -102,6 +110,9 @@ fn backend_for(name: &str, scene: &Scene) -> Result<Box<dyn Backend>, String> {
         _ => {
             let mut m = scene.model.clone();
             m.self_contact.enabled = false;
+            if let Some(p) = precision {
+                m.solver.precision = p;
+            }
             GpuBackend::new(m).map(|g| Box::new(g) as Box<dyn Backend>)
         }
     }
@@ -257,10 +268,10 @@ fn run_one(sc: &Scene, b: &'static str, args: &SoakArgs) -> Result<Row, String> 
     let steps = args.max_steps.map_or(steps, |m| steps.min(m));
     let out_dir = args.out.join("runs").join(format!("{}-{b}", sc.name));
     // A nonsmooth scene steps its particles itself: no backend is opened for it.
-    let backend = match sc
-        .nonsmooth
-        .map_or_else(|| backend_for(b, sc).map(Some), |_| Ok(None))
-    {
+    let backend = match sc.nonsmooth.map_or_else(
+        || backend_for(b, sc, args.precision).map(Some),
+        |_| Ok(None),
+    ) {
         Ok(be) => be,
         Err(e) => {
             return Ok(Row {

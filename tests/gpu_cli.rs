@@ -58,7 +58,10 @@ fn gpu_run_names_its_adapter_and_counts_its_traffic() {
         "summary.json",
     );
     assert_eq!(s["backend"], "gpu");
-    assert!(s["device"].as_str().unwrap().contains("f32"));
+    // lavapipe and data-centre GPUs have f64: `auto` runs in it; others in f32
+    let precision = s["precision"].as_str().unwrap();
+    assert!(precision == "f64" || precision == "f32", "{s}");
+    assert!(s["device"].as_str().unwrap().ends_with(precision));
     let newton = s["newton_iterations"].as_u64().unwrap();
     let subs = s["device_submissions"].as_u64().unwrap();
     let reads = s["device_readbacks"].as_u64().unwrap();
@@ -111,4 +114,49 @@ fn nonsmooth_scenes_refuse_the_gpu() {
     let out = springsim(&["run", "ball_bounce", "--backend", "gpu", "--quiet"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("nonsmooth"));
+}
+
+#[test]
+fn f64_modes_are_refused_without_f64_and_auto_falls_back_with_a_note() {
+    if !have_gpu() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("springsim-gpu-hide-f64-{}", std::process::id()));
+    let out_dir = dir.to_str().unwrap();
+    let base = [
+        "run",
+        "square_drop",
+        "--backend",
+        "gpu",
+        "--steps",
+        "3",
+        "--quiet",
+        "--set",
+        "contact.self_contact=false",
+        "--out",
+        out_dir,
+    ];
+    let hidden = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        common::springsim_env(&args, &[("SPRINGSIM_GPU_HIDE_F64", "1")])
+    };
+    for mode in ["f64", "mixed"] {
+        let out = hidden(&["--precision", mode]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{mode}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains(mode) && err.contains("SHADER_F64"), "{err}");
+    }
+    // auto (the default) falls back to f32 with one note; without --quiet it prints it
+    let mut args = base.to_vec();
+    args.retain(|a| *a != "--quiet");
+    let out = common::springsim_env(&args, &[("SPRINGSIM_GPU_HIDE_F64", "1")]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("note: the GPU runs in f32"), "{err}");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["precision"], "f32");
+    std::fs::remove_dir_all(&dir).ok();
 }

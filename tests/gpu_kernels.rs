@@ -60,11 +60,7 @@ fn inputs(v: &[f64], precision: GpuPrecision) -> Vec<f64> {
 }
 
 fn choice(precision: GpuPrecision) -> PrecisionChoice {
-    match precision {
-        GpuPrecision::F32 => PrecisionChoice::F32,
-        GpuPrecision::F64 => PrecisionChoice::F64,
-        GpuPrecision::Mixed => PrecisionChoice::Mixed,
-    }
+    PrecisionChoice::of(precision)
 }
 
 struct Pair {

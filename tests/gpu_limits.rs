@@ -70,12 +70,15 @@ fn a_scene_too_large_for_the_adapter_is_a_clear_error() {
     if gpu_backend(random_model(4, 2, "book", 2), GpuOptions::default()).is_none() {
         return;
     }
-    let err = GpuContext::new(Needs {
-        largest_buffer: 1 << 60,
-        largest_buffer_name: "springs",
-    })
-    .err()
-    .expect("an exabyte buffer cannot fit");
+    let needs = |_| {
+        Ok(Needs {
+            largest_buffer: 1 << 60,
+            largest_buffer_name: "springs",
+        })
+    };
+    let err = GpuContext::new(&needs, springsim::precision::PrecisionChoice::Auto, false)
+        .err()
+        .expect("an exabyte buffer cannot fit");
     assert!(
         err.contains("springs") && err.contains("allows at most"),
         "{err}"

@@ -70,8 +70,8 @@ mod tests {
             let f32 = cg_iteration_bytes(n, s, dim, GpuPrecision::F32) as f64;
             let f64 = cg_iteration_bytes(n, s, dim, GpuPrecision::F64) as f64;
             let mixed = cg_iteration_bytes(n, s, dim, GpuPrecision::Mixed) as f64;
-            // the adjacency stays u32: a little under 2×
-            assert!(f64 / f32 > 1.8 && f64 / f32 < 2.0, "{}", f64 / f32);
+            // the adjacency and the spring ends stay u32: under 2×
+            assert!(f64 / f32 > 1.6 && f64 / f32 < 2.0, "{}", f64 / f32);
             assert!(mixed > f32 && mixed < f64, "{mixed} {f32} {f64}");
         }
     }

@@ -166,11 +166,11 @@ fn note_row(
         min_wall_distance: None,
         gpu_cg_bytes_per_iter: scene.map_or(0, |s| {
             let m = &s.model;
-            let mode = match o.precision {
-                crate::precision::PrecisionChoice::F64 => crate::precision::GpuPrecision::F64,
-                crate::precision::PrecisionChoice::Mixed => crate::precision::GpuPrecision::Mixed,
-                _ => crate::precision::GpuPrecision::F32,
-            };
+            // the mode asked for; `auto` as f32 until a device resolves it
+            let mode = o
+                .precision
+                .fixed()
+                .unwrap_or(crate::precision::GpuPrecision::F32);
             bandwidth::cg_iteration_bytes(m.num_nodes(), m.springs.len(), m.dim, mode)
         }),
     }

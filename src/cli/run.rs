@@ -121,10 +121,17 @@ pub fn make_backend(
             _ => Ok(Box::new(cpu())),
         };
     }
+    // `auto` precision on an adapter without f64 says so, in one line.
+    let opened = |g: GpuBackend| -> Box<dyn Backend> {
+        if let (Some(note), false) = (g.precision_note(), quiet) {
+            eprintln!("{note}");
+        }
+        Box::new(g)
+    };
     match choice {
         BackendChoice::Cpu => Ok(Box::new(cpu())),
         BackendChoice::Gpu => GpuBackend::new(scene.model.clone())
-            .map(|b| Box::new(b) as Box<dyn Backend>)
+            .map(opened)
             .map_err(|e| format!("--backend gpu: {e}")),
         BackendChoice::Auto => {
             let why = match crate::backend::gpu::context::preferred_adapter() {
@@ -133,7 +140,7 @@ pub fn make_backend(
                     crate::backend::gpu::context::describe(&info)
                 ),
                 Ok(_) => match GpuBackend::new(scene.model.clone()) {
-                    Ok(g) => return Ok(Box::new(g)),
+                    Ok(g) => return Ok(opened(g)),
                     Err(e) => e,
                 },
                 Err(e) => e,

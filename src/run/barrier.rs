@@ -47,7 +47,13 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
     let (backend_name, device) = (sim.backend().name().into(), sim.backend().device());
     let mut file = SummaryFile::start(
         &opts.out_dir,
-        Summary::start(scene, backend_name, device, diag0.min_wall_distance),
+        Summary::start(
+            scene,
+            backend_name,
+            device,
+            sim.backend().precision_name(),
+            diag0.min_wall_distance,
+        ),
     )?;
     file.summary
         .record_pairs(0, diag0.contact_pairs, diag0.min_pair_distance);

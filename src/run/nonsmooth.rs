@@ -195,6 +195,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
             scene,
             "nonsmooth".into(),
             format!("{} (1 thread, f64)", crate::backend::cpu::cpu_model_name()),
+            "f64",
             min_gap(&s),
         ),
     )?;

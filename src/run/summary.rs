@@ -28,6 +28,10 @@ pub struct Summary {
     pub backend: String,
     /// Device in words.
     pub device: String,
+    /// Float precision of the arithmetic: `f64` on the CPU, the GPU's mode (`f32`,
+    /// `mixed`, `f64`; `solver.precision = "auto"` resolved).
+    #[serde(default)]
+    pub precision: String,
     /// The Newton direction solver as run: `direct`, or `pcg` with its preconditioner
     /// (`auto` resolved) and CG tolerance rule, e.g. `pcg, mas, fixed`; `none` for
     /// the impulse scheme.
@@ -131,8 +135,15 @@ fn linear_solver_label(scene: &Scene, backend: &str) -> String {
 
 impl Summary {
     /// The summary of a run that has not taken a step yet: status `running`, every
-    /// total zero, `min_wall_distance` (m) that of the initial state.
-    pub fn start(scene: &Scene, backend: String, device: String, min_wall_distance: f64) -> Self {
+    /// total zero, `min_wall_distance` (m) that of the initial state, `precision`
+    /// the backend's ([`crate::backend::Backend::precision_name`]).
+    pub fn start(
+        scene: &Scene,
+        backend: String,
+        device: String,
+        precision: &str,
+        min_wall_distance: f64,
+    ) -> Self {
         let model = &scene.model;
         Self {
             scene: scene.name.clone(),
@@ -142,6 +153,7 @@ impl Summary {
             linear_solver: linear_solver_label(scene, &backend),
             backend,
             device,
+            precision: precision.into(),
             dimension: model.dim,
             nodes: model.num_nodes(),
             springs: model.springs.len(),

@@ -270,6 +270,15 @@ pub fn springsim(args: &[&str]) -> std::process::Output {
         .expect("the binary runs")
 }
 
+/// Runs the springsim binary with `args` and the environment variables `env` set.
+pub fn springsim_env(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_springsim"))
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("the binary runs")
+}
+
 /// Runs `springsim sweep ARGS` with Slurm's array variables cleared (a test may run
 /// inside an array job), then the variables of `env` set.
 pub fn sweep(args: &[&str], env: &[(&str, String)]) -> std::process::Output {

@@ -23,6 +23,7 @@ pub mod probes;
 pub mod readback;
 pub mod setup;
 pub mod shaders;
+pub mod struct_layout;
 mod system;
 
 use crate::model::Model;
