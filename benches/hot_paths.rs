@@ -49,8 +49,18 @@ fn cpu(model: &Model, x: &[f64], pred: &[f64]) -> CpuBackend {
     b
 }
 
+/// The GPU backend on `model`, in `SPRINGSIM_BENCH_PRECISION` (f32, mixed, f64;
+/// default auto).
 fn gpu(model: &Model, x: &[f64], pred: &[f64]) -> Option<GpuBackend> {
-    match GpuBackend::new(model.clone()) {
+    let mut model = model.clone();
+    if let Ok(p) = std::env::var("SPRINGSIM_BENCH_PRECISION") {
+        use clap::ValueEnum;
+        match springsim::precision::PrecisionChoice::from_str(&p, true) {
+            Ok(c) => model.solver.precision = c,
+            Err(e) => eprintln!("SPRINGSIM_BENCH_PRECISION={p}: {e}; running in auto"),
+        }
+    }
+    match GpuBackend::new(model) {
         Ok(mut g) => {
             g.set_positions(x);
             g.set_prediction(pred);

@@ -2,7 +2,9 @@
 # The GPU figures on a machine with a hardware GPU, in one call of under ten minutes.
 #
 #   scripts/device-bench.sh prepare        # here: build once, carry what the device needs
-#   scripts/device-bench.sh run OUT        # there: every GPU figure into OUT
+#   scripts/device-bench.sh run OUT [MODE] # there: every GPU figure into OUT, the GPU
+#                                          # in precision MODE (f32, mixed, f64; one
+#                                          # call each, as each takes up to ten minutes)
 #   scripts/device-bench.sh collect DIR    # here: OUT's files into benchmarks/<device>/
 #
 # `prepare` builds the release binary and the hot-path benchmark on this machine
@@ -40,6 +42,8 @@ prepare() {
 
 run() {
     local out=$1
+    # The GPU's precision mode (solver.precision): the rows and files name it.
+    local mode=${2:-f32}
     mkdir -p "$out"
     for f in .gl/*.deb; do dpkg -x "$f" /; done
     ldconfig
@@ -55,24 +59,29 @@ run() {
     # the GPU/CPU ratio. Rows print
     # as they finish, so a timeout keeps the ones done. Worst case 250 + 150 + 60 +
     # 7 × 15 s, inside a device call's ten minutes. (At most 8 files come back.)
-    timeout 250 $bin bench --backends gpu,gpu-mas --steps 5 --warmup 2 --out /tmp/bench-gpu \
-        | tee "$out/bench-gpu.txt" || echo "bench ended early (status $?)" | tee -a "$out/bench-gpu.txt"
-    cp /tmp/bench-gpu/bench.csv "$out/bench-gpu.csv" 2>/dev/null || true
-    timeout 150 $bin bench --backends cpu-mg --family square2d --min-nodes 1000000 \
-        --forcing eisenstat_walker --steps 1 --warmup 0 --out /tmp/bench-cpu \
-        | tee "$out/bench-cpu.txt" || echo "bench ended early (status $?)" | tee -a "$out/bench-cpu.txt"
-    cp /tmp/bench-cpu/bench.csv "$out/bench-cpu.csv" 2>/dev/null || true
+    timeout 250 $bin bench --backends gpu,gpu-mas --precision "$mode" --steps 5 --warmup 2 \
+        --out /tmp/bench-gpu | tee "$out/bench-gpu-$mode.txt" \
+        || echo "bench ended early (status $?)" | tee -a "$out/bench-gpu-$mode.txt"
+    cp /tmp/bench-gpu/bench.csv "$out/bench-gpu-$mode.csv" 2>/dev/null || true
+    # The CPU rows once, with the first mode.
+    if [ "$mode" = f32 ]; then
+        timeout 150 $bin bench --backends cpu-mg --family square2d --min-nodes 1000000 \
+            --forcing eisenstat_walker --steps 1 --warmup 0 --out /tmp/bench-cpu \
+            | tee "$out/bench-cpu.txt" || echo "bench ended early (status $?)" | tee -a "$out/bench-cpu.txt"
+        cp /tmp/bench-cpu/bench.csv "$out/bench-cpu.csv" 2>/dev/null || true
+    fi
     # One GPU CG iteration: the direction with 65 and with 1 CG iterations, 66k nodes.
-    SPRINGSIM_BENCH_CELLS=256 timeout 60 .devbin/hot_paths --bench --warm-up-time 1 \
-        --measurement-time 3 gpu/direction 2>&1 | tee "$out/hot_paths.txt" || true
+    SPRINGSIM_BENCH_CELLS=256 SPRINGSIM_BENCH_PRECISION=$mode timeout 60 .devbin/hot_paths \
+        --bench --warm-up-time 1 --measurement-time 3 gpu/direction 2>&1 \
+        | tee "$out/hot_paths-$mode.txt" || true
     # GPU–CPU agreement (BENCHMARKS.md's compare scenes).
     {
         for s in "scenes/square_drop.toml --steps 500" lattice_drop cloth_drop balls_3d \
             "square_on_slope --steps 800" cube_on_slope block_thrown; do
             # shellcheck disable=SC2086
-            timeout 15 $bin compare $s || echo "compare $s: status $?"
+            timeout 15 $bin compare $s --set solver.precision="$mode" || echo "compare $s: status $?"
         done
-    } 2>&1 | tee "$out/compare.txt"
+    } 2>&1 | tee "$out/compare-$mode.txt"
 }
 
 collect() {
@@ -86,10 +95,10 @@ collect() {
 
 case "${1:-}" in
 prepare) prepare ;;
-run) run "${2:?OUT folder}" ;;
+run) run "${2:?OUT folder}" "${3:-f32}" ;;
 collect) collect "${2:?folder with the run files}" ;;
 *)
-    echo "usage: scripts/device-bench.sh prepare | run OUT | collect DIR" >&2
+    echo "usage: scripts/device-bench.sh prepare | run OUT [f32|mixed|f64] | collect DIR" >&2
     exit 2
     ;;
 esac

@@ -87,25 +87,43 @@ fn compare_reports_close_trajectories() {
         return;
     }
     let dir = std::env::temp_dir().join(format!("springsim-compare-{}", std::process::id()));
-    let r = run_quiet(
-        &["compare", "scenes/square_drop.toml", "--steps", "60"],
-        &dir,
-        "compare.json",
-    );
-    assert_eq!(r["steps"], 60);
-    let max = r["max_position_difference"].as_f64().unwrap();
-    let rms = r["rms_position_difference"].as_f64().unwrap();
-    assert!(max < 5e-5 && rms <= max && rms >= 0.0, "{r}");
-    assert_eq!(r["cpu"]["backend"], "cpu");
-    assert_eq!(r["gpu"]["backend"], "gpu");
-    let (nc, ng) = (
-        r["cpu"]["newton_iterations"].as_i64().unwrap(),
-        r["gpu"]["newton_iterations"].as_i64().unwrap(),
-    );
-    assert!((nc - ng).abs() <= 2, "Newton iterations cpu {nc} gpu {ng}");
-    assert!(r["wall_clock_ratio"].as_f64().unwrap() > 0.0);
-    let csv = std::fs::read_to_string(dir.join("compare_steps.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 61);
+    for mode in ["f32", "mixed", "f64"] {
+        let set = format!("solver.precision={mode}");
+        let r = run_quiet(
+            &[
+                "compare",
+                "scenes/square_drop.toml",
+                "--steps",
+                "60",
+                "--set",
+                &set,
+            ],
+            &dir,
+            "compare.json",
+        );
+        assert_eq!(r["steps"], 60);
+        assert_eq!(r["precision"], mode);
+        assert_eq!(r["within_tolerance"], true, "{r}");
+        let max = r["max_position_difference"].as_f64().unwrap();
+        let rms = r["rms_position_difference"].as_f64().unwrap();
+        assert!(max < 5e-5 && rms <= max && rms >= 0.0, "{r}");
+        assert_eq!(r["cpu"]["backend"], "cpu");
+        assert_eq!(r["gpu"]["backend"], "gpu");
+        let (nc, ng) = (
+            r["cpu"]["newton_iterations"].as_i64().unwrap(),
+            r["gpu"]["newton_iterations"].as_i64().unwrap(),
+        );
+        assert!((nc - ng).abs() <= 2, "Newton iterations cpu {nc} gpu {ng}");
+        if mode == "f64" {
+            // the same iterates as the CPU: rounding apart, and the same counts
+            assert!(max < 1e-9, "{r}");
+            assert_eq!(nc, ng);
+            assert_eq!(r["cpu"]["cg_iterations"], r["gpu"]["cg_iterations"], "{r}");
+        }
+        assert!(r["wall_clock_ratio"].as_f64().unwrap() > 0.0);
+        let csv = std::fs::read_to_string(dir.join("compare_steps.csv")).unwrap();
+        assert_eq!(csv.lines().count(), 61);
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -128,6 +128,16 @@ pub fn main(args: CompareArgs) -> ExitCode {
             t.device
         );
     }
+    match r.first_step_beyond_tolerance {
+        None => println!(
+            "  GPU in {}: within its tolerance of {:.1e} m at every step",
+            r.precision, r.position_tolerance
+        ),
+        Some(step) => println!(
+            "  GPU in {}: beyond its tolerance of {:.1e} m from step {step} on",
+            r.precision, r.position_tolerance
+        ),
+    }
     println!(
         "  wall-clock ratio CPU/GPU: {:.3} -> {}",
         r.wall_clock_ratio,
