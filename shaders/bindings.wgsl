@@ -2,9 +2,9 @@
 // Kernels import this file; the host reflects which bindings each entry point uses
 // (src/backend/gpu/pipelines.rs) and builds its layout and bind group from that, so a
 // binding is declared exactly once. Vectors are flat arrays of n × dim reals; what a
-// CG iteration streams (the CG vectors, the node blocks, the preconditioner's data)
-// is `lreal`, f32 in the mixed mode (precision/mixed.wgsl), converted on load and
-// store.
+// CG iteration streams (z, d, q, the node blocks, the preconditioner's data) is
+// `lreal`, f32 in the mixed mode (precision/mixed.wgsl), converted on load and store;
+// CG's accumulators, the solution p and the residual r, stay `real`.
 // #import common.wgsl
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -21,9 +21,9 @@
 @group(0) @binding(7) var<storage, read_write> v: array<real>;
 @group(0) @binding(8) var<storage, read_write> acc: array<real>;
 // Newton direction (the CG solution)
-@group(0) @binding(9) var<storage, read_write> p: array<lreal>;
+@group(0) @binding(9) var<storage, read_write> p: array<real>;
 // CG residual, starts as −∇E
-@group(0) @binding(10) var<storage, read_write> r: array<lreal>;
+@group(0) @binding(10) var<storage, read_write> r: array<real>;
 @group(0) @binding(11) var<storage, read_write> z: array<lreal>;
 // CG search direction
 @group(0) @binding(12) var<storage, read_write> d: array<lreal>;

@@ -81,30 +81,30 @@ fn store_acc(i: u32, val: vec3<real>) {
 
 fn load_p(i: u32) -> vec3<real> {
     let b = i * P.dim;
-    var o = vec3<real>(real(p[b]), real(p[b + 1u]), 0.0);
-    if (P.dim == 3u) { o.z = real(p[b + 2u]); }
+    var o = vec3<real>(p[b], p[b + 1u], 0.0);
+    if (P.dim == 3u) { o.z = p[b + 2u]; }
     return o;
 }
 
 fn store_p(i: u32, val: vec3<real>) {
     let b = i * P.dim;
-    p[b] = lreal(val.x);
-    p[b + 1u] = lreal(val.y);
-    if (P.dim == 3u) { p[b + 2u] = lreal(val.z); }
+    p[b] = val.x;
+    p[b + 1u] = val.y;
+    if (P.dim == 3u) { p[b + 2u] = val.z; }
 }
 
 fn load_r(i: u32) -> vec3<real> {
     let b = i * P.dim;
-    var o = vec3<real>(real(r[b]), real(r[b + 1u]), 0.0);
-    if (P.dim == 3u) { o.z = real(r[b + 2u]); }
+    var o = vec3<real>(r[b], r[b + 1u], 0.0);
+    if (P.dim == 3u) { o.z = r[b + 2u]; }
     return o;
 }
 
 fn store_r(i: u32, val: vec3<real>) {
     let b = i * P.dim;
-    r[b] = lreal(val.x);
-    r[b + 1u] = lreal(val.y);
-    if (P.dim == 3u) { r[b + 2u] = lreal(val.z); }
+    r[b] = val.x;
+    r[b + 1u] = val.y;
+    if (P.dim == 3u) { r[b + 2u] = val.z; }
 }
 
 fn load_z(i: u32) -> vec3<real> {

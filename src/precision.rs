@@ -29,17 +29,18 @@ pub enum GpuPrecision {
     F32,
     /// Every real in f64.
     F64,
-    /// The state and the driver's scalars in f64, the CG vectors, Newton node blocks
-    /// and preconditioner data in f32.
+    /// The state, the driver's scalars and CG's p and r in f64; the CG vectors z, d,
+    /// q, the Newton node blocks and the preconditioner data in f32.
     Mixed,
 }
 
 /// Which class of GPU data a buffer holds, for its element width.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RealClass {
-    /// Positions, velocities, anchors, friction contacts, springs, reductions (`real`).
+    /// Positions, velocities, anchors, friction contacts, springs, reductions, CG's
+    /// solution p and residual r (`real`).
     State,
-    /// CG vectors, node blocks, preconditioner data (`lreal` in WGSL).
+    /// The CG vectors z, d, q, node blocks, preconditioner data (`lreal` in WGSL).
     Linear,
 }
 

@@ -3,7 +3,8 @@
 
 // Positions, velocities, energies, CCD and every scalar of the Newton driver.
 alias real = f32;
-// The CG vectors (p, r, z, d, q), the Newton node blocks and the preconditioner.
+// What a CG iteration streams: z, d, q, the Newton node blocks, the preconditioner
+// (CG's accumulators p and r are `real`).
 alias lreal = f32;
 
 // One unit in the last place of `real`, relative (2⁻²³): below it a step of x is

@@ -4,7 +4,8 @@
 
 // Positions, velocities, energies, CCD and every scalar of the Newton driver.
 alias real = f64;
-// The CG vectors (p, r, z, d, q), the Newton node blocks and the preconditioner.
+// What a CG iteration streams: z, d, q, the Newton node blocks, the preconditioner
+// (CG's accumulators p and r are `real`).
 alias lreal = f64;
 
 // One unit in the last place of `real`, relative (2⁻⁵²).

@@ -1,14 +1,17 @@
 // Precision mixed (adapters with SHADER_F64): the state, the energies and their
-// differences, the CCD and the Newton driver's scalars in f64; what a CG iteration
-// streams (the CG vectors, the Newton node blocks, the preconditioner's data) stored
-// in f32 and widened to f64 on load, so a CG iteration moves about the bytes of the
-// f32 mode (BENCHMARKS.md, "Precision"). The kernels import the mode's file as
+// differences, the CCD, the Newton driver's scalars and CG's accumulators (the
+// solution p and the residual r) in f64; the rest of what a CG iteration streams
+// (z, d, q, the Newton node blocks, the preconditioner's data) stored in f32 and
+// widened on load (BENCHMARKS.md, "Precision"). With p and r in f32 too, CG's
+// directions at rest were not descent directions of the f64 energy (lattice_drop:
+// 82 Newton iterations against the CPU's 307). The kernels import the mode's file as
 // `precision.wgsl` (src/backend/gpu/shaders.rs picks it).
 // #import precision/f64_math.wgsl
 
 // Positions, velocities, energies, CCD and every scalar of the Newton driver.
 alias real = f64;
-// The CG vectors (p, r, z, d, q), the Newton node blocks and the preconditioner.
+// What a CG iteration streams: z, d, q, the Newton node blocks, the preconditioner
+// (CG's accumulators p and r are `real`).
 alias lreal = f32;
 
 // One unit in the last place of `real`, relative (2⁻⁵²).

@@ -16,7 +16,7 @@ use crate::precision::{GpuPrecision, RealClass};
 ///   every spring record (two u32 and two reals) twice (once from each end);
 ///   writes `q`;
 /// - `cg_update`: reads `p, d, r, q` and the node's preconditioner block (as large
-///   as its Newton block), writes `p, r, z`;
+///   as its Newton block), writes `p, r, z` (`p` and `r` of the state's width);
 /// - `cg_direction`: reads `z, d`, writes `d`.
 ///
 /// The one-workgroup scalar kernels and the partial sums are a few kilobytes and left out.
@@ -32,7 +32,8 @@ pub fn cg_iteration_bytes(
     let node = node_block_bytes(dim, l);
     let spring = 8 + 2 * s;
     let matvec = nodes * (node + dim * s + 2 * f + 4) + springs * (2 * 4 + 2 * spring);
-    let update = nodes * (7 * f + node);
+    // p and r, CG's accumulators, are state reals; z, d, q of the linear width
+    let update = nodes * (4 * dim * s + 3 * f + node);
     let direction = nodes * 3 * f;
     (matvec + update + direction) as u64
 }

@@ -61,11 +61,11 @@ impl Probe for GpuBackend {
 
     fn set_direction(&mut self, p: &[f64]) {
         self.speculative_trial = None;
-        self.engine.write_vector(|b| &b.p, RealClass::Linear, 0, p);
+        self.engine.write_vector(|b| &b.p, RealClass::State, 0, p);
     }
 
     fn direction_vector(&mut self) -> Vec<f64> {
-        self.engine.read_vector(|b| &b.p, RealClass::Linear, 0)
+        self.engine.read_vector(|b| &b.p, RealClass::State, 0)
     }
 
     fn potential(&mut self) -> f64 {
@@ -74,7 +74,7 @@ impl Probe for GpuBackend {
 
     fn potential_gradient(&mut self) -> Vec<f64> {
         self.engine.run(&ASSEMBLE);
-        let r = self.engine.read_vector(|b| &b.r, RealClass::Linear, 0);
+        let r = self.engine.read_vector(|b| &b.r, RealClass::State, 0);
         r.iter().map(|r| -r).collect()
     }
 
@@ -128,7 +128,7 @@ impl Probe for GpuBackend {
     fn precondition(&mut self, r: &[f64]) -> Vec<f64> {
         self.engine.run(&ASSEMBLE);
         self.engine.run(&self.solve.factor);
-        self.engine.write_vector(|b| &b.r, RealClass::Linear, 0, r);
+        self.engine.write_vector(|b| &b.r, RealClass::State, 0, r);
         let apply = match self.solve.factor.is_empty() {
             true => vec![Kernel::CgStart],
             false => [vec![Kernel::MasCgStart], self.solve.apply.clone()].concat(),

@@ -136,7 +136,7 @@ const MIN_BUFFER_BYTES: u64 = 64;
 struct Sizes {
     /// One node vector of the state (x, v, acc, each anchor block).
     state_vector: u64,
-    /// One CG vector (p, r, z, d, q).
+    /// One streamed CG vector (z, d, q; p and r are state vectors).
     linear_vector: u64,
     friction: u64,
     blocks: u64,
@@ -316,8 +316,8 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
         friction: zeroed(names.friction, sizes.friction),
         v: stored(names.v, &reals(&v0)),
         acc: stored(names.acc, &reals(&a0)),
-        p: zeroed(names.p, linear),
-        r: zeroed(names.r, linear),
+        p: zeroed(names.p, sizes.state_vector),
+        r: zeroed(names.r, sizes.state_vector),
         z: zeroed(names.z, linear),
         d: zeroed(names.d, linear),
         q: zeroed(names.q, linear),
