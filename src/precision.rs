@@ -79,9 +79,10 @@ impl GpuPrecision {
     }
 
     /// The mode `auto` runs in on an adapter: `f64` where it has f64 (measured on
-    /// lavapipe, BENCHMARKS.md "Precision": f64 costs about the same per step as f32
-    /// and ends every resolution-limited step), `f32` where it has not (Metal and
-    /// most mobile adapters).
+    /// lavapipe, BENCHMARKS.md "Precision": f64 costs 1.0–1.7× f32 per step, no more
+    /// than mixed, ends every resolution-limited step and follows the CPU to 1e-9 m;
+    /// not yet timed on a hardware GPU), `f32` where it has not (Metal and most
+    /// mobile adapters).
     pub fn auto_for(has_f64: bool) -> GpuPrecision {
         if has_f64 {
             GpuPrecision::F64
