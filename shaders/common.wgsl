@@ -129,12 +129,15 @@ fn sym_inverse(a: Sym, dim: u32) -> Sym {
     return Sym(select(vec3<real>(0.0), vec3<real>(1.0) / d, d > vec3<real>(0.0)), vec3<real>(0.0));
 }
 
-// One spring: end nodes, squared rest length (m²), stiffness (N/m).
+// One spring: end nodes, squared rest length (m²), stiffness (N/m). Its constants
+// are `lreal`: every CG iteration's mat-vec reads each spring twice, so in the mixed
+// mode they are f32 (the model's rest lengths and stiffnesses rounded to f32 once,
+// relative 6e-8; every kernel, energies included, uses the same rounded values).
 struct Spring {
     a: u32,
     b: u32,
-    rest_length_sq: real,
-    stiffness: real,
+    rest_length_sq: lreal,
+    stiffness: lreal,
 }
 
 // The CG scalars and flags, living on the GPU between kernels.

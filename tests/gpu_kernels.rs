@@ -50,17 +50,12 @@ fn tol(precision: GpuPrecision) -> Tol {
 }
 
 /// `v` as the inputs of a test in `precision`: rounded to f32 in the f32 mode, as
-/// they are (not f32-representable) in the f64 modes, so that an input rounded to
-/// f32 on its way to the device shows.
+/// they are in the f64 modes (so that an input rounded to f32 on the way shows).
 fn inputs(v: &[f64], precision: GpuPrecision) -> Vec<f64> {
     match precision {
         GpuPrecision::F32 => v.iter().map(|c| (*c as f32) as f64).collect(),
         _ => v.to_vec(),
     }
-}
-
-fn choice(precision: GpuPrecision) -> PrecisionChoice {
-    PrecisionChoice::of(precision)
 }
 
 struct Pair {
@@ -92,7 +87,14 @@ fn pair(
     precision: GpuPrecision,
 ) -> Option<Pair> {
     let mut model = model(n, dim, barrier, friction);
-    model.solver.precision = choice(precision);
+    model.solver.precision = PrecisionChoice::of(precision);
+    if precision == GpuPrecision::Mixed {
+        for sp in &mut model.springs {
+            // mixed stores them in f32: the CPU gets the same model
+            sp.rest_length_sq = (sp.rest_length_sq as f32) as f64;
+            sp.stiffness = (sp.stiffness as f32) as f64;
+        }
+    }
     let gpu = gpu_backend(model.clone(), opts)?;
     assert_eq!(gpu.precision(), precision);
     let mut cpu = CpuBackend::new(model.clone());

@@ -90,7 +90,8 @@ fn the_host_writes_every_member_of_the_wgsl_structs_in_every_precision() {
         // sizes as WGSL lays them out: reals of the mode's width, vec4 aligned to 4 of them
         assert_eq!(lay.lanes.size, 8 * w, "{precision:?} Lanes");
         assert_eq!(lay.node_info.size, 2 * w + 8, "{precision:?} NodeInfo");
-        assert_eq!(lay.spring.size, 8 + 2 * w, "{precision:?} Spring");
+        let lw = precision.bytes(springsim::precision::RealClass::Linear) as u32;
+        assert_eq!(lay.spring.size, 8 + 2 * lw, "{precision:?} Spring");
         // every member of Params gets a non-zero value from a Params without zeros
         let p = Params {
             n_nodes: 1,

@@ -46,8 +46,8 @@ fn assemble(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     for (var e = adjacency[i]; e < adjacency[i + 1u]; e++) {
         let s = springs[adjacency[e]];
         let dv = xi - load_x(spring_other(s, i));
-        grad += spring_gradient(dv, s.rest_length_sq, s.stiffness);
-        springs_block = sym_add(springs_block, spring_hessian_block(dv, spring_hessian(dv, s.rest_length_sq, s.stiffness)));
+        grad += spring_gradient(dv, real(s.rest_length_sq), real(s.stiffness));
+        springs_block = sym_add(springs_block, spring_hessian_block(dv, spring_hessian(dv, real(s.rest_length_sq), real(s.stiffness))));
     }
     store_r(i, load_r(i) - P.potential_weight * grad);
     let diagonal_block = Sym(nb.diag.xyz + P.potential_weight * springs_block.diag, nb.off.xyz + P.potential_weight * springs_block.off);

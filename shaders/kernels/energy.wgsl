@@ -34,7 +34,7 @@ fn energy_total(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
     }
     if (t < P.n_springs) {
         let s = springs[t];
-        let el = spring_value(load_x(s.a) - load_x(s.b), s.rest_length_sq, s.stiffness);
+        let el = spring_value(load_x(s.a) - load_x(s.b), real(s.rest_length_sq), real(s.stiffness));
         mine.sums.x += P.potential_weight * el;
         mine.sums.w = el;
     }
@@ -62,7 +62,7 @@ fn energy_change(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
     if (t < P.n_springs) {
         let s = springs[t];
         let delta = alpha * (load_p(s.a) - load_p(s.b));
-        mine.sums.x += P.potential_weight * spring_value_change(load_x(s.a) - load_x(s.b), delta, s.rest_length_sq, s.stiffness);
+        mine.sums.x += P.potential_weight * spring_value_change(load_x(s.a) - load_x(s.b), delta, real(s.rest_length_sq), real(s.stiffness));
     }
     store_partials(wid, nwg, lid, mine);
 }

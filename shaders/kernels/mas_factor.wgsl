@@ -102,7 +102,7 @@ fn node_contributions(l: u32, first: u32, last: u32, sa: u32, sc: u32) -> array<
             let s = springs[adjacency[e]];
             let j = spring_other(s, i);
             let dv = xi - load_x(j);
-            let h = spring_hessian(dv, s.rest_length_sq, s.stiffness);
+            let h = spring_hessian(dv, real(s.rest_length_sq), real(s.stiffness));
             let rj = mas_rank(j);
             let j_in = rj.y == 0u && rj.x / lv.span == sc;
             if (sa == sc && j_in) {

@@ -16,7 +16,7 @@ fn apply_newton_matrix(i: u32) -> vec3<real> {
         let s = springs[adjacency[e]];
         let j = spring_other(s, i);
         let dv = xi - load_x(j);
-        let h = spring_hessian(dv, s.rest_length_sq, s.stiffness);
+        let h = spring_hessian(dv, real(s.rest_length_sq), real(s.stiffness));
         y += spring_hessian_apply(dv, h, ui - load_d(j));
     }
     return node_block_apply(nb, ui) + P.potential_weight * y;

@@ -7,8 +7,8 @@ use crate::precision::{GpuPrecision, RealClass};
 /// Bytes one CG iteration of the GPU backend must move between memory and the
 /// device if every array element is read or written once (perfect caching of the
 /// neighbours' values), for a mesh of `nodes` nodes, `springs` springs in `dim` D
-/// in `precision` (the state's reals, `x` and the springs' rest lengths and
-/// stiffnesses, of the state's width; the CG vectors and blocks of the linear
+/// in `precision` (the state's reals, `x`, `p` and `r`, of the state's width; z,
+/// d, q, the blocks and the springs' rest lengths and stiffnesses of the linear
 /// width):
 ///
 /// - `newton_matvec`: reads the node's Newton block (4 reals in 2D, 8 in 3D), `x`
@@ -30,7 +30,7 @@ pub fn cg_iteration_bytes(
     let l = precision.bytes(RealClass::Linear);
     let f = l as usize * dim; // one CG vector per node
     let node = node_block_bytes(dim, l);
-    let spring = 8 + 2 * s;
+    let spring = 8 + 2 * l as usize;
     let matvec = nodes * (node + dim * s + 2 * f + 4) + springs * (2 * 4 + 2 * spring);
     // p and r, CG's accumulators, are state reals; z, d, q of the linear width
     let update = nodes * (4 * dim * s + 3 * f + node);
