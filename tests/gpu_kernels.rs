@@ -49,8 +49,7 @@ fn tol(precision: GpuPrecision) -> Tol {
     }
 }
 
-/// `v` as the inputs of a test in `precision`: rounded to f32 in the f32 mode, as
-/// they are in the f64 modes (so that an input rounded to f32 on the way shows).
+/// `v` as the inputs of a test in `precision`: rounded to f32 in the f32 mode only.
 fn inputs(v: &[f64], precision: GpuPrecision) -> Vec<f64> {
     match precision {
         GpuPrecision::F32 => v.iter().map(|c| (*c as f32) as f64).collect(),
@@ -89,8 +88,8 @@ fn pair(
     let mut model = model(n, dim, barrier, friction);
     model.solver.precision = PrecisionChoice::of(precision);
     if precision == GpuPrecision::Mixed {
+        // mixed stores the springs in f32: the CPU gets the same rounded model
         for sp in &mut model.springs {
-            // mixed stores them in f32: the CPU gets the same model
             sp.rest_length_sq = (sp.rest_length_sq as f32) as f64;
             sp.stiffness = (sp.stiffness as f32) as f64;
         }
