@@ -70,14 +70,6 @@ impl GpuPrecision {
         }
     }
 
-    /// One unit in the last place of the state's reals, relative.
-    pub fn epsilon(self) -> f64 {
-        match self {
-            GpuPrecision::F32 => f32::EPSILON as f64,
-            _ => f64::EPSILON,
-        }
-    }
-
     /// The mode `auto` runs in on an adapter: `f64` where it has f64 (measured on
     /// lavapipe, BENCHMARKS.md "Precision": f64 costs 1.0–1.7× f32 per step, no more
     /// than mixed, ends every resolution-limited step and follows the CPU to 1e-9 m;

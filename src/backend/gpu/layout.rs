@@ -267,9 +267,7 @@ impl Layouts {
 
     /// The bytes of one real of the CG state (`ls_alpha`, `cg_tol_sq`: `real`).
     pub fn real_bytes(&self, value: f64) -> Vec<u8> {
-        match self.precision.bytes(crate::precision::RealClass::State) {
-            4 => (value as f32).to_le_bytes().to_vec(),
-            _ => value.to_le_bytes().to_vec(),
-        }
+        let width = self.precision.bytes(crate::precision::RealClass::State);
+        super::setup::state_bytes(&[value], width)
     }
 }
