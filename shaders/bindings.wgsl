@@ -46,3 +46,11 @@
 @group(0) @binding(22) var<storage, read_write> mas_state: MasState;
 // partial blocks of the coarse levels' matrices (two regions, kernels/mas.wgsl)
 @group(0) @binding(23) var<storage, read_write> mas_partials: array<lreal>;
+// Contact between and within bodies (contact_pairs.wgsl; placeholders without it):
+// the collision mesh and exclusions; the broad phase's counters and grid (atomic);
+// the pair list with each node's incidence; per pair its weighted barrier gradient
+// and Hessian.
+@group(0) @binding(24) var<storage, read_write> contact_mesh: array<u32>;
+@group(0) @binding(25) var<storage, read_write> contact_grid: array<atomic<u32>>;
+@group(0) @binding(26) var<storage, read_write> pairs: array<u32>;
+@group(0) @binding(27) var<storage, read_write> pair_terms: array<real>;

@@ -54,6 +54,17 @@ struct Params {
     mas: vec4<u32>,
     // its level table, two entries per level (MasLevel)
     mas_levels: array<vec4<u32>, 16>,
+    // contact between and within bodies (contact_pairs.wgsl, kernels/broad_phase.wgsl):
+    // (collision vertices V, edges, hash slots H (a power of two), 1 when on)
+    contact_counts: vec4<u32>,
+    // offsets in contact_mesh: edges, vertices, node tags, exclusion starts
+    contact_mesh_at: vec4<u32>,
+    // offsets in contact_grid: cell counts, cell cursors, cell entries, vertex counts
+    contact_grid_at: vec4<u32>,
+    // offsets in contact_grid: node counts, node cursors
+    contact_grid_at2: vec4<u32>,
+    // (pair capacity of the list, 0, 0, 0)
+    contact_pairs: vec4<u32>,
 }
 
 // The level (and grain) the level-by-level kernels of the multilevel preconditioner

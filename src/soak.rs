@@ -104,12 +104,15 @@ fn backend_for(
         "cpu" => Ok(Box::new(
             CpuBackend::new(scene.model.clone()).with_linear_solver(scene.linear_solver),
         )),
-        // Only scenes whose CPU run formed no contact pair reach here: the GPU runs
-        // them without self-contact, and the run's intersection checker (which the
-        // scene keeps on) verifies that nothing crossed.
+        // A scene whose contact between bodies the GPU does not have yet reaches here
+        // only when its CPU run formed no contact pair: the GPU runs it without, and
+        // the run's intersection checker (which the scene keeps on) verifies that
+        // nothing crossed.
         _ => {
             let mut m = scene.model.clone();
-            m.self_contact.enabled = false;
+            if crate::backend::gpu::self_contact_refusal(&m).is_some() {
+                m.self_contact.enabled = false;
+            }
             if let Some(p) = precision {
                 m.solver.precision = p;
             }
@@ -184,8 +187,9 @@ fn soak(args: &SoakArgs) -> Result<bool, String> {
     let mut rows = Vec::new();
     let mut devices: Vec<(&'static str, String)> = Vec::new();
     for sc in &scenes {
-        // Contact pairs the CPU run of this scene found: the GPU has no contact
-        // between bodies yet, so it runs only scenes where none ever formed.
+        // Contact pairs the CPU run of this scene found: where the GPU does not have
+        // the scene's contact between bodies yet (3D, friction between bodies), it
+        // runs only scenes where none ever formed.
         let mut cpu_pairs = None;
         for &b in &backends {
             if crate::interrupt::requested() {
@@ -200,13 +204,13 @@ fn soak(args: &SoakArgs) -> Result<bool, String> {
                 Some("nonsmooth contact runs on the CPU only".to_string())
             } else if nodes > limit {
                 Some(format!("{nodes} nodes > --max-nodes {b}={limit}"))
-            } else if b == "gpu" && cpu_pairs.is_some_and(|p: u64| p > 0) {
+            } else if b == "gpu" && cpu_pairs.is_some_and(|p: u64| p > 0) && gpu_lacks_contact(sc) {
                 Some(format!(
-                    "contact between bodies ({} pairs on the CPU) runs on the CPU only",
+                    "this contact between bodies ({} pairs on the CPU) runs on the CPU only",
                     cpu_pairs.unwrap_or(0)
                 ))
-            } else if b == "gpu" && cpu_pairs.is_none() && self_contact_watched(sc) {
-                Some("contact between bodies runs on the CPU only (no CPU row to show it never formed)".into())
+            } else if b == "gpu" && cpu_pairs.is_none() && gpu_lacks_contact(sc) {
+                Some("this contact between bodies runs on the CPU only (no CPU row to show it never formed)".into())
             } else {
                 None
             };
@@ -258,8 +262,9 @@ fn soak(args: &SoakArgs) -> Result<bool, String> {
     Ok(rows.iter().all(Row::ok))
 }
 
-/// Whether `sc` watches contact between and within bodies (and has primitives to).
-fn self_contact_watched(sc: &Scene) -> bool {
+/// Whether `sc` has contact between and within bodies that the GPU backend does not
+/// run yet (3D pairs, friction between bodies).
+fn gpu_lacks_contact(sc: &Scene) -> bool {
     crate::backend::gpu::self_contact_refusal(&sc.model).is_some()
 }
 

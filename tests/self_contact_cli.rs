@@ -128,7 +128,7 @@ fn check_finds_the_crossings_of_a_run_without_self_contact() {
 }
 
 #[test]
-fn the_gpu_backend_refuses_self_contact_in_one_line() {
+fn the_gpu_backend_refuses_friction_between_bodies_in_one_line() {
     let dir = temp_dir("sc_gpu");
     let run = |backend: &str| {
         let d = dir.to_str().unwrap();
@@ -149,7 +149,7 @@ fn the_gpu_backend_refuses_self_contact_in_one_line() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("contact.self_contact") && err.contains("--backend cpu"),
+        err.contains("contact.self_friction") && err.contains("--backend cpu"),
         "{err}"
     );
     // auto runs it on the CPU.

@@ -34,3 +34,4 @@ fn newton_matvec(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
     }
     store_partials(wid, nwg, lid, mine);
 }
+

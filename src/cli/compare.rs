@@ -69,12 +69,13 @@ pub fn main(args: CompareArgs) -> ExitCode {
         eprintln!("error: compare runs the IPC model on both backends; scene `{}` uses contact.model = \"nonsmooth\" (CPU only)", scene.name);
         return ExitCode::from(2);
     }
-    if crate::backend::gpu::self_contact_refusal(&scene.model).is_some() {
-        // The GPU has no contact between bodies yet: compare the wall contact both
-        // backends have, and say so.
+    if let Some(why) = crate::backend::gpu::self_contact_refusal(&scene.model) {
+        // The GPU lacks this scene's contact between bodies: compare the wall contact
+        // both backends have, and say so.
         scene.model.self_contact.enabled = false;
         if !quiet {
-            eprintln!("note: compare runs both backends without contact between bodies (contact.self_contact = false): the GPU backend has none yet");
+            let why = why.split(';').next().unwrap_or(why);
+            eprintln!("note: compare runs both backends without contact between bodies (contact.self_contact = false): {why}");
         }
     }
     let gpu = match GpuBackend::new(scene.model.clone()) {

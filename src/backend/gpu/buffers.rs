@@ -55,10 +55,18 @@ pub struct BufferSet<T> {
     pub mas_state: T,
     /// Binding 23: partial blocks of its coarse levels' matrices.
     pub mas_partials: T,
+    /// Binding 24: the collision mesh and the excluded pairs (u32).
+    pub contact_mesh: T,
+    /// Binding 25: the broad phase's counters and grid (atomic u32).
+    pub contact_grid: T,
+    /// Binding 26: the pair list and each node's incidence (u32).
+    pub pairs: T,
+    /// Binding 27: per pair its weighted barrier gradient and Hessian (`real`).
+    pub pair_terms: T,
 }
 
 /// Number of bindings (buffers) of a scene.
-pub const BINDINGS: u32 = 24;
+pub const BINDINGS: u32 = 28;
 
 /// The WGSL variable name of every binding.
 pub const BINDING_NAMES: BufferSet<&str> = BufferSet {
@@ -86,6 +94,10 @@ pub const BINDING_NAMES: BufferSet<&str> = BufferSet {
     mas_vectors: "mas_vectors",
     mas_state: "mas_state",
     mas_partials: "mas_partials",
+    contact_mesh: "contact_mesh",
+    contact_grid: "contact_grid",
+    pairs: "pairs",
+    pair_terms: "pair_terms",
 };
 
 impl<T> BufferSet<T> {
@@ -116,6 +128,10 @@ impl<T> BufferSet<T> {
             21 => &self.mas_vectors,
             22 => &self.mas_state,
             23 => &self.mas_partials,
+            24 => &self.contact_mesh,
+            25 => &self.contact_grid,
+            26 => &self.pairs,
+            27 => &self.pair_terms,
             _ => return None,
         })
     }

@@ -20,15 +20,19 @@ const STAGE_RESULTS: u64 = 0;
 pub struct Engine {
     /// The open device.
     pub ctx: GpuContext,
-    pipes: Pipelines,
+    pub(super) pipes: Pipelines,
     /// Bind group of every kernel, by [`Kernel::index`].
-    groups: Vec<wgpu::BindGroup>,
+    pub(super) groups: Vec<wgpu::BindGroup>,
     /// The scene's buffers.
     pub buffers: BufferSet<wgpu::Buffer>,
     staging: wgpu::Buffer,
     vec_staging: wgpu::Buffer,
     /// Workgroups of every kind of dispatch.
-    dispatch: Dispatch,
+    pub(super) dispatch: Dispatch,
+    /// Contact between and within bodies: the plan of its buffers (None without it).
+    pub contact: Option<super::contact::ContactPlan>,
+    /// Pairs the broad phase of the last direction check found (0 without contact).
+    pub pairs_found: u32,
     /// Recorded work not yet submitted (see [`Self::defer`]).
     deferred: Option<wgpu::CommandEncoder>,
     /// Submissions and blocking reads so far (`memory_bytes` is filled when reported).
@@ -57,6 +61,10 @@ pub struct Dispatch {
     pub domains: (u32, u32),
     /// 16 threads per supernode of the multilevel preconditioner's level 1.
     pub partial_slots: (u32, u32),
+    /// One thread per slot of the broad phase's arrays (contact pairs).
+    pub contact_slots: (u32, u32),
+    /// Largest workgroup count along x of one dispatch.
+    pub max_x: u32,
 }
 
 /// Which staging buffer a read uses.
@@ -80,28 +88,7 @@ impl Engine {
     ) -> Self {
         let vector_bytes = 8 * vector_reals;
         let dev = &ctx.device;
-        let groups = Kernel::ALL
-            .iter()
-            .map(|&k| {
-                let kernel = pipes.get(k);
-                let entries: Vec<wgpu::BindGroupEntry> = kernel
-                    .bindings
-                    .iter()
-                    .map(|&b| wgpu::BindGroupEntry {
-                        binding: b,
-                        resource: buffers
-                            .at_binding(b)
-                            .expect("the kernel's binding is in bindings.wgsl")
-                            .as_entire_binding(),
-                    })
-                    .collect();
-                dev.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some(k.entry_point()),
-                    layout: &kernel.layout,
-                    entries: &entries,
-                })
-            })
-            .collect();
+        let groups = bind_groups(dev, &pipes, &buffers);
         let staging = dev.create_buffer(&wgpu::BufferDescriptor {
             label: Some("staging"),
             size: STAGING_BYTES,
@@ -122,6 +109,8 @@ impl Engine {
             staging,
             vec_staging,
             dispatch,
+            contact: None,
+            pairs_found: 0,
             cg_tol_sq: None,
             mass_floor: f64::INFINITY,
             deferred: None,
@@ -164,6 +153,7 @@ impl Engine {
                 Span::Supernodes => self.dispatch.supernodes,
                 Span::Domains => self.dispatch.domains,
                 Span::PartialSlots => self.dispatch.partial_slots,
+                Span::ContactSlots => self.dispatch.contact_slots,
             };
             pass.dispatch_workgroups(x, y, 1);
         }
@@ -285,8 +275,22 @@ impl Engine {
         let results = &self.buffers.results;
         enc.copy_buffer_to_buffer(results, 0, &self.staging, STAGE_RESULTS, 2 * lanes);
         enc.copy_buffer_to_buffer(&self.buffers.cg, 0, &self.staging, cg, cg_bytes);
+        // the pairs the broad phase found (pairs[1]), after the CG state
+        let found = (cg + cg_bytes).next_multiple_of(4);
+        let end = if self.contact.is_some() {
+            enc.copy_buffer_to_buffer(&self.buffers.pairs, 0, &self.staging, found, 8);
+            found + 8
+        } else {
+            cg + cg_bytes
+        };
         self.submit(enc);
-        let bytes = self.read_staging(Staging::Small, cg + cg_bytes);
+        let bytes = self.read_staging(Staging::Small, end);
+        if self.contact.is_some() {
+            let at = found as usize + 4;
+            self.note_pairs_found(u32::from_le_bytes(
+                bytes[at..at + 4].try_into().expect("4 bytes"),
+            ));
+        }
         (
             self.layouts.decode_lanes(&bytes, STAGE_RESULTS as usize),
             self.layouts.decode_lanes(&bytes, trial as usize),
@@ -355,6 +359,36 @@ impl Engine {
         self.traffic.readbacks += 1;
         bytes
     }
+}
+
+/// The bind group of every kernel over `buffers`, by [`Kernel::index`].
+pub(super) fn bind_groups(
+    dev: &wgpu::Device,
+    pipes: &Pipelines,
+    buffers: &BufferSet<wgpu::Buffer>,
+) -> Vec<wgpu::BindGroup> {
+    Kernel::ALL
+        .iter()
+        .map(|&k| {
+            let kernel = pipes.get(k);
+            let entries: Vec<wgpu::BindGroupEntry> = kernel
+                .bindings
+                .iter()
+                .map(|&b| wgpu::BindGroupEntry {
+                    binding: b,
+                    resource: buffers
+                        .at_binding(b)
+                        .expect("the kernel's binding is in bindings.wgsl")
+                        .as_entire_binding(),
+                })
+                .collect();
+            dev.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(k.entry_point()),
+                layout: &kernel.layout,
+                entries: &entries,
+            })
+        })
+        .collect()
 }
 
 /// Reals of `width` bytes (4 or 8), little-endian, as f64.

@@ -20,6 +20,9 @@ pub enum Span {
     /// One thread per (level-1 supernode, domain slot) of the multilevel
     /// preconditioner: 16 per level-1 supernode.
     PartialSlots,
+    /// One thread per slot of the broad phase's largest array: max(hash slots + 1,
+    /// collision vertices + 1, nodes + 1, edges).
+    ContactSlots,
 }
 
 /// One compute kernel (a WGSL entry point).
@@ -103,11 +106,47 @@ pub enum Kernel {
     MasProlong,
     /// MAS: z and the partial sums of r·z and r·r.
     MasFinish,
+    /// Broad phase: counters zeroed, boxes at x.
+    BpResetStatic,
+    /// Broad phase: counters zeroed, boxes swept from x to x + p.
+    BpResetSwept,
+    /// Broad phase: the grid's cell size (largest box extent).
+    BpExtent,
+    /// Broad phase: edges counted per hashed cell.
+    BpCountCells,
+    /// Broad phase: cell starts by a scan.
+    BpScanCells,
+    /// Broad phase: edges into their cells.
+    BpFillCells,
+    /// Broad phase: candidates counted per collision vertex.
+    BpCountPairs,
+    /// Broad phase: list offsets by a scan, the total, the overflow test.
+    BpScanPairs,
+    /// Broad phase: the pair list written, each vertex's run sorted.
+    BpFillPairs,
+    /// Broad phase: per-node incidence starts by a scan.
+    BpScanNodes,
+    /// Broad phase: each pair entered at its nodes.
+    BpFillIncidence,
+    /// Broad phase: each node's incidence sorted.
+    BpSortIncidence,
+    /// Per pair: the weighted barrier gradient and PSD Hessian.
+    PairAssemble,
+    /// Per node: the pairs' gradients into r, their diagonal blocks into the node block.
+    PairGather,
+    /// Per node: the pairs' couplings added to q = H d.
+    PairMatvec,
+    /// The pairs' barrier added to the energy partials.
+    PairEnergyTotal,
+    /// The pairs' barrier change added to the line-search partials.
+    PairEnergyChange,
+    /// Active pairs and their smallest distance.
+    PairStats,
 }
 
 impl Kernel {
     /// Every kernel, grouped by file.
-    pub const ALL: [Kernel; 39] = [
+    pub const ALL: [Kernel; 57] = [
         Kernel::StepBegin,
         Kernel::StepEnd,
         Kernel::Advance,
@@ -147,6 +186,24 @@ impl Kernel {
         Kernel::MasSolve,
         Kernel::MasProlong,
         Kernel::MasFinish,
+        Kernel::BpResetStatic,
+        Kernel::BpResetSwept,
+        Kernel::BpExtent,
+        Kernel::BpCountCells,
+        Kernel::BpScanCells,
+        Kernel::BpFillCells,
+        Kernel::BpCountPairs,
+        Kernel::BpScanPairs,
+        Kernel::BpFillPairs,
+        Kernel::BpScanNodes,
+        Kernel::BpFillIncidence,
+        Kernel::BpSortIncidence,
+        Kernel::PairAssemble,
+        Kernel::PairGather,
+        Kernel::PairMatvec,
+        Kernel::PairEnergyTotal,
+        Kernel::PairEnergyChange,
+        Kernel::PairStats,
     ];
 
     /// Its position in [`Self::ALL`] (an index into per-kernel tables).
@@ -196,6 +253,24 @@ impl Kernel {
             Kernel::MasSolve => "mas_solve",
             Kernel::MasProlong => "mas_prolong",
             Kernel::MasFinish => "mas_finish",
+            Kernel::BpResetStatic => "bp_reset_static",
+            Kernel::BpResetSwept => "bp_reset_swept",
+            Kernel::BpExtent => "bp_extent",
+            Kernel::BpCountCells => "bp_count_cells",
+            Kernel::BpScanCells => "bp_scan_cells",
+            Kernel::BpFillCells => "bp_fill_cells",
+            Kernel::BpCountPairs => "bp_count_pairs",
+            Kernel::BpScanPairs => "bp_scan_pairs",
+            Kernel::BpFillPairs => "bp_fill_pairs",
+            Kernel::BpScanNodes => "bp_scan_nodes",
+            Kernel::BpFillIncidence => "bp_fill_incidence",
+            Kernel::BpSortIncidence => "bp_sort_incidence",
+            Kernel::PairAssemble => "pair_assemble",
+            Kernel::PairGather => "pair_gather",
+            Kernel::PairMatvec => "pair_matvec",
+            Kernel::PairEnergyTotal => "pair_energy_total",
+            Kernel::PairEnergyChange => "pair_energy_change",
+            Kernel::PairStats => "pair_stats",
         }
     }
 
@@ -235,13 +310,45 @@ impl Kernel {
             | Kernel::MasSolve
             | Kernel::MasProlong
             | Kernel::MasFinish => "kernels/mas_apply.wgsl",
+            Kernel::BpResetStatic
+            | Kernel::BpResetSwept
+            | Kernel::BpExtent
+            | Kernel::BpCountCells
+            | Kernel::BpScanCells
+            | Kernel::BpFillCells
+            | Kernel::BpCountPairs
+            | Kernel::BpScanPairs
+            | Kernel::BpFillPairs
+            | Kernel::BpScanNodes
+            | Kernel::BpFillIncidence
+            | Kernel::BpSortIncidence => "kernels/broad_phase.wgsl",
+            Kernel::PairAssemble
+            | Kernel::PairGather
+            | Kernel::PairMatvec
+            | Kernel::PairEnergyTotal
+            | Kernel::PairEnergyChange
+            | Kernel::PairStats => "kernels/pairs.wgsl",
         }
     }
 
     /// How many workgroups a dispatch of it covers.
     pub fn span(self) -> Span {
         match self {
-            Kernel::EnergyTotal | Kernel::EnergyChange => Span::Elements,
+            Kernel::EnergyTotal
+            | Kernel::EnergyChange
+            | Kernel::DirectionStats
+            | Kernel::BpFillIncidence
+            | Kernel::PairAssemble
+            | Kernel::PairEnergyTotal
+            | Kernel::PairEnergyChange
+            | Kernel::PairStats => Span::Elements,
+            Kernel::BpResetStatic
+            | Kernel::BpResetSwept
+            | Kernel::BpExtent
+            | Kernel::BpCountCells
+            | Kernel::BpFillCells
+            | Kernel::BpCountPairs
+            | Kernel::BpFillPairs => Span::ContactSlots,
             Kernel::CgStartScalars
             | Kernel::CgAlpha
             | Kernel::CgBeta
@@ -253,7 +360,10 @@ impl Kernel {
             | Kernel::MasLevelUp
             | Kernel::MasLevelDown
             | Kernel::MasGrainFirst
-            | Kernel::MasGrainUp => Span::Single,
+            | Kernel::MasGrainUp
+            | Kernel::BpScanCells
+            | Kernel::BpScanPairs
+            | Kernel::BpScanNodes => Span::Single,
             Kernel::MasCoarsePartials | Kernel::MasCoarseTree | Kernel::MasCoarseStore => {
                 Span::PartialSlots
             }
@@ -276,49 +386,7 @@ impl Kernel {
     }
 }
 
-/// E and the diagnostics at the current iterate, reduced into result slot 0.
-pub const ENERGY_TOTAL: [Kernel; 2] = [Kernel::EnergyTotal, Kernel::ReduceElements];
-
-/// The Newton system at the current iterate: r = −∇E, the node blocks and the
-/// block-Jacobi preconditioner.
-pub const ASSEMBLE: [Kernel; 2] = [Kernel::NodeTerms, Kernel::Assemble];
-
-/// The start of a CG solve.
-pub const CG_START: [Kernel; 2] = [Kernel::CgStart, Kernel::CgStartScalars];
-
-/// One CG iteration (each kernel idles once the solve is done).
-pub const CG_ITERATION: [Kernel; 5] = [
-    Kernel::NewtonMatvec,
-    Kernel::CgAlpha,
-    Kernel::CgUpdate,
-    Kernel::CgBeta,
-    Kernel::CgDirection,
-];
-
-/// The direction's statistics into result slot 0 and, speculatively, the first
-/// line-search trial at α = min(1, CCD bound) into slot 1.
-pub const DIRECTION_CHECK: [Kernel; 5] = [
-    Kernel::DirectionStats,
-    Kernel::ReduceNodes,
-    Kernel::LineSearchStart,
-    Kernel::EnergyChange,
-    Kernel::ReduceTrial,
-];
-
-/// The direction's statistics alone, into result slot 0.
-pub const DIRECTION_STATS: [Kernel; 2] = [Kernel::DirectionStats, Kernel::ReduceNodes];
-
-/// E(x + α p) − E(x) for the host's α, into result slot 0.
-pub const ENERGY_CHANGE: [Kernel; 2] = [Kernel::EnergyChange, Kernel::ReduceElements];
-
-/// A friction lagging update with the largest change of λ, into result slot 0.
-pub const FRICTION_LAG_UPDATE: [Kernel; 2] = [Kernel::FrictionLagUpdate, Kernel::ReduceNodes];
-
-/// The friction statistics of the last step, into result slot 0.
-pub const FRICTION_STATS: [Kernel; 2] = [Kernel::FrictionStats, Kernel::ReduceNodes];
-
-/// `H d` and `dᵀ H d` (the mat-vec and its reduction), for probes.
-pub const MATVEC: [Kernel; 3] = [Kernel::NodeTerms, Kernel::NewtonMatvec, Kernel::ReduceNodes];
+pub use super::kernel_lists::*;
 
 #[cfg(test)]
 mod tests {

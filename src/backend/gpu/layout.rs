@@ -65,7 +65,20 @@ pub struct Params {
     pub mas: [u32; 4],
     /// Its level table, two entries per level ([`super::mas::Level`]).
     pub mas_levels: [[u32; 4]; 2 * MAX_MAS_LEVELS],
+    /// Contact between and within bodies ([`super::contact::ContactPlan::params`]):
+    /// `contact_counts`, `contact_mesh_at`, `contact_grid_at`, `contact_grid_at2`,
+    /// `contact_pairs`, in that order (all 0 without it).
+    pub contact: [[u32; 4]; 5],
 }
+
+/// The names of [`Params::contact`]'s members, in order.
+pub const CONTACT_PARAMS: [&str; 5] = [
+    "contact_counts",
+    "contact_mesh_at",
+    "contact_grid_at",
+    "contact_grid_at2",
+    "contact_pairs",
+];
 
 /// Per-node constants (`NodeInfo`).
 #[derive(Clone, Copy, Debug, Default)]
@@ -202,6 +215,9 @@ impl Layouts {
         let ints = |v: &[u32]| v.iter().map(|c| *c as f64).collect::<Vec<f64>>();
         l.put(&mut out, 0, "mas", &ints(&p.mas));
         l.put(&mut out, 0, "mas_levels", &ints(&p.mas_levels.concat()));
+        for (name, v) in CONTACT_PARAMS.iter().zip(&p.contact) {
+            l.put(&mut out, 0, name, &ints(v));
+        }
         out
     }
 

@@ -13,8 +13,10 @@
 
 pub mod batching;
 pub mod buffers;
+pub mod contact;
 pub mod context;
 pub mod engine;
+pub mod kernel_lists;
 pub mod kernels;
 pub mod layout;
 pub mod mas;
@@ -40,6 +42,9 @@ pub struct GpuOptions {
     /// Treat the adapter as having no f64 shaders (tests of the refusal and of
     /// `auto`'s fallback; also [`context::HIDE_F64_ENV`]).
     pub hide_f64: bool,
+    /// Pairs the contact pair list holds at first (`None`: a size from the mesh);
+    /// tests start tiny to exercise the grow-and-rerun path.
+    pub pair_capacity: Option<u32>,
 }
 
 impl Default for GpuOptions {
@@ -47,6 +52,7 @@ impl Default for GpuOptions {
         Self {
             max_groups_x: 65535,
             hide_f64: false,
+            pair_capacity: None,
         }
     }
 }
@@ -84,37 +90,66 @@ struct SolveKernels {
     apply: Vec<kernels::Kernel>,
     /// Bytes the multilevel preconditioner holds (0 for block-Jacobi).
     memory_bytes: u64,
+    /// The Newton system at the current iterate.
+    assemble: Vec<kernels::Kernel>,
+    /// The direction's statistics and the first line-search trial.
+    direction_check: Vec<kernels::Kernel>,
+    /// The direction's statistics alone (probes).
+    direction_stats: Vec<kernels::Kernel>,
+    /// E and the diagnostics at x.
+    energy_total: Vec<kernels::Kernel>,
+    /// E(x + α p) − E(x).
+    energy_change: Vec<kernels::Kernel>,
+    /// `H d` and `dᵀ H d` (probes).
+    matvec: Vec<kernels::Kernel>,
 }
 
 impl SolveKernels {
-    fn new(mas: Option<&mas::MasPlan>) -> Self {
-        match mas {
-            Some(plan) => Self {
-                factor: plan.factor(),
-                start: plan.cg_start(),
-                iteration: plan.cg_iteration(),
-                apply: plan.apply(),
-                memory_bytes: plan.memory_bytes(),
-            },
-            None => Self {
-                factor: vec![],
-                start: kernels::CG_START.to_vec(),
-                iteration: kernels::CG_ITERATION.to_vec(),
-                apply: vec![],
-                memory_bytes: 0,
-            },
+    /// The sequences with the scene's preconditioner, and with the kernels of
+    /// contact pairs where `contact` is set ([`kernels::with_contact`]).
+    fn new(mas: Option<&mas::MasPlan>, contact: bool) -> Self {
+        let (factor, start, iteration, apply, memory_bytes) = match mas {
+            Some(plan) => (
+                plan.factor(),
+                plan.cg_start(),
+                plan.cg_iteration(),
+                plan.apply(),
+                plan.memory_bytes(),
+            ),
+            None => (
+                vec![],
+                kernels::CG_START.to_vec(),
+                kernels::CG_ITERATION.to_vec(),
+                vec![],
+                0,
+            ),
+        };
+        let list = |l: &[kernels::Kernel]| match contact {
+            true => kernels::with_contact(l),
+            false => l.to_vec(),
+        };
+        Self {
+            factor,
+            start,
+            iteration: list(&iteration),
+            apply,
+            memory_bytes,
+            assemble: list(&kernels::ASSEMBLE),
+            direction_check: list(&kernels::DIRECTION_CHECK),
+            direction_stats: list(&kernels::DIRECTION_STATS),
+            energy_total: list(&kernels::ENERGY_TOTAL),
+            energy_change: list(&kernels::ENERGY_CHANGE),
+            matvec: list(&kernels::MATVEC),
         }
     }
 }
 
-/// Why the GPU backend cannot run `model` faithfully: contact between and within
-/// bodies (self-contact) exists on the CPU backend only so far, and a GPU run would
-/// let bodies pass through each other. `None` where the model has no collision
-/// primitives or self-contact is off.
+/// Why the GPU backend cannot run `model` faithfully: the parts of contact between
+/// and within bodies that run on the CPU backend only so far ([`contact::refusal`]),
+/// where a GPU run would let bodies pass through each other. `None` where the GPU
+/// runs the model's contact, or there is none.
 pub fn self_contact_refusal(model: &Model) -> Option<&'static str> {
-    (model.self_contact.enabled && !model.collision.is_empty()).then_some(
-        "contact between and within bodies (contact.self_contact = true, the default for mesh bodies) runs on the CPU backend only so far; use --backend cpu, or --set contact.self_contact=false to let bodies pass through each other on the GPU",
-    )
+    contact::refusal(model)
 }
 
 impl GpuBackend {
@@ -129,8 +164,9 @@ impl GpuBackend {
             return Err(why.to_string());
         }
         let (engine, mas) = setup::open(&model, opts)?;
-        Ok(Self {
-            solve: SolveKernels::new(mas.as_ref()),
+        let contact = engine.contact.is_some();
+        let mut gpu = Self {
+            solve: SolveKernels::new(mas.as_ref(), contact),
             model,
             engine,
             current_energy: 0.0,
@@ -139,7 +175,9 @@ impl GpuBackend {
             ccd: 1.0,
             speculative_trial: None,
             batching: CgBatching::default(),
-        })
+        };
+        gpu.rebuild_pairs();
+        Ok(gpu)
     }
 
     /// The model this backend simulates.

@@ -1,7 +1,7 @@
 //! [`Probe`] on the GPU backend: the device state read and overwritten between
 //! kernels, for the tests that compare every kernel with its CPU twin.
 
-use super::kernels::{Kernel, ASSEMBLE, DIRECTION_STATS, MATVEC};
+use super::kernels::Kernel;
 use super::layout::node_block_bytes;
 use super::readback::{quadratic_form, DirectionSummary, EnergyTotals};
 use super::GpuBackend;
@@ -37,6 +37,30 @@ impl GpuBackend {
             .write_vector(|b| &b.anchors, RealClass::State, 1, &minus(&xp));
         self.engine
             .write_vector(|b| &b.anchors, RealClass::State, 2, &minus(&x));
+        self.rebuild_pairs();
+    }
+}
+
+impl GpuBackend {
+    /// The current contact pair list as the broad phase left it: `[vertex node,
+    /// edge index]` per pair, in list order (empty without contact). For tests.
+    pub fn contact_pair_list(&mut self) -> Vec<[u32; 2]> {
+        if self.engine.contact.is_none() {
+            return vec![];
+        }
+        let head = self.engine.read_raw(|b| &b.pairs, 0, 8);
+        let count = u32::from_le_bytes(head[0..4].try_into().expect("4 bytes")) as u64;
+        if count == 0 {
+            return vec![];
+        }
+        let bytes = self.engine.read_raw(|b| &b.pairs, 16, 8 * count);
+        let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
+        words.chunks_exact(2).map(|w| [w[0], w[1]]).collect()
+    }
+
+    /// How many times the contact pair buffers grew (0 without contact). For tests.
+    pub fn pair_buffer_growths(&self) -> u32 {
+        self.engine.contact.as_ref().map_or(0, |c| c.growths)
     }
 }
 
@@ -69,11 +93,11 @@ impl Probe for GpuBackend {
     }
 
     fn potential(&mut self) -> f64 {
-        EnergyTotals::from(self.engine.reduce(&super::kernels::ENERGY_TOTAL)).potential()
+        EnergyTotals::from(self.engine.reduce(&self.solve.energy_total)).potential()
     }
 
     fn potential_gradient(&mut self) -> Vec<f64> {
-        self.engine.run(&ASSEMBLE);
+        self.engine.run(&self.solve.assemble);
         let r = self.engine.read_vector(|b| &b.r, RealClass::State, 0);
         r.iter().map(|r| -r).collect()
     }
@@ -83,12 +107,12 @@ impl Probe for GpuBackend {
         // The mat-vec kernel idles once a CG solve is done: open it again.
         let done = self.engine.layouts.cg_state.offset("done");
         self.engine.write_cg_field(done, &0u32.to_le_bytes());
-        let uhu = quadratic_form(self.engine.reduce(&MATVEC));
+        let uhu = quadratic_form(self.engine.reduce(&self.solve.matvec));
         (self.engine.read_vector(|b| &b.q, RealClass::Linear, 0), uhu)
     }
 
     fn jacobi_blocks(&mut self) -> Vec<f64> {
-        self.engine.run(&ASSEMBLE);
+        self.engine.run(&self.solve.assemble);
         let (n, dim) = (self.model.num_nodes(), self.model.dim);
         let width = self.engine.width(RealClass::Linear);
         let set = (n * node_block_bytes(dim, width)) as u64;
@@ -126,7 +150,7 @@ impl Probe for GpuBackend {
     }
 
     fn precondition(&mut self, r: &[f64]) -> Vec<f64> {
-        self.engine.run(&ASSEMBLE);
+        self.engine.run(&self.solve.assemble);
         self.engine.run(&self.solve.factor);
         self.engine.write_vector(|b| &b.r, RealClass::State, 0, r);
         let apply = match self.solve.factor.is_empty() {
@@ -138,7 +162,7 @@ impl Probe for GpuBackend {
     }
 
     fn direction_summary(&mut self) -> (f64, f64) {
-        let s = DirectionSummary::from(self.engine.reduce(&DIRECTION_STATS));
+        let s = DirectionSummary::from(self.engine.reduce(&self.solve.direction_stats));
         (s.norm, s.ccd_bound)
     }
 }

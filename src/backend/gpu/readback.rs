@@ -3,6 +3,35 @@
 
 use super::layout::Lanes;
 
+/// The active contact pairs at x and their smallest distance (`pair_stats`,
+/// `shaders/kernels/pairs.wgsl`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PairTotals {
+    /// Pairs closer than d̂.
+    pub active: u64,
+    /// The smallest distance (m) among them; `+∞` without one.
+    pub min_distance: f64,
+}
+
+impl Default for PairTotals {
+    fn default() -> Self {
+        Self {
+            active: 0,
+            min_distance: f64::INFINITY,
+        }
+    }
+}
+
+impl From<Lanes> for PairTotals {
+    fn from(l: Lanes) -> Self {
+        let min = l.mixed[2];
+        Self {
+            active: l.sums[0].round() as u64,
+            min_distance: if min >= 1e38 { f64::INFINITY } else { min },
+        }
+    }
+}
+
 /// The incremental potential and the diagnostics at x (`energy_total`,
 /// `shaders/kernels/energy.wgsl`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -19,7 +19,7 @@ use crate::precision::RealClass;
 use wgpu::util::DeviceExt;
 
 /// Workgroups (x, y) covering `groups` with at most `max_x` along x.
-fn dims(groups: u32, max_x: u32) -> (u32, u32) {
+pub(super) fn dims(groups: u32, max_x: u32) -> (u32, u32) {
     let groups = groups.max(1);
     let x = groups.min(max_x.max(1));
     (x, groups.div_ceil(x))
@@ -124,6 +124,7 @@ fn params(
         friction_mu,
         mas,
         mas_levels,
+        contact: [[0; 4]; 5],
     }
 }
 
@@ -211,9 +212,12 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
         _ => None,
     };
     let (n, ns, dim) = (model.num_nodes(), model.springs.len(), model.dim);
+    let contact = super::contact::enabled(model)
+        .then(|| super::contact::ContactPlan::new(model, opts.pair_capacity));
+    let capacity = contact.as_ref().map_or(0, |c| c.capacity as usize);
     let max_x = opts.max_groups_x.clamp(1, 65535);
     let node_dispatch = dims((n as u32).div_ceil(WORKGROUP), max_x);
-    let element_dispatch = dims((n.max(ns) as u32).div_ceil(WORKGROUP), max_x);
+    let element_dispatch = dims((n.max(ns).max(capacity) as u32).div_ceil(WORKGROUP), max_x);
     let node_partials = node_dispatch.0 * node_dispatch.1;
     let element_partials = element_dispatch.0 * element_dispatch.1;
     let partial_count = node_partials.max(element_partials) as u64;
@@ -237,7 +241,10 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
         ctx.precision,
     )?;
     let dev = &ctx.device;
-    let params = params(model, node_partials, element_partials, mas.as_ref());
+    let mut params = params(model, node_partials, element_partials, mas.as_ref());
+    if let Some(c) = &contact {
+        params.contact = c.params();
+    }
     let nodes: Vec<NodeInfo> = (0..n)
         .map(|i| NodeInfo {
             mass: model.mass[i],
@@ -335,6 +342,19 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
         mas_vectors: zeroed(names.mas_vectors, sizes.mas_vectors),
         mas_state: zeroed(names.mas_state, 16),
         mas_partials: zeroed(names.mas_partials, sizes.mas_partials),
+        contact_mesh: stored(
+            names.contact_mesh,
+            bytemuck::cast_slice(contact.as_ref().map_or(&[][..], |c| &c.mesh)),
+        ),
+        contact_grid: zeroed(
+            names.contact_grid,
+            4 * contact.as_ref().map_or(0, |c| c.grid_words),
+        ),
+        pairs: zeroed(names.pairs, contact.as_ref().map_or(0, |c| c.pairs_bytes())),
+        pair_terms: zeroed(
+            names.pair_terms,
+            contact.as_ref().map_or(0, |c| c.terms_bytes(width)),
+        ),
     };
     let supernodes = mas.as_ref().map_or(0, |m| m.supernodes());
     let dispatch = Dispatch {
@@ -343,8 +363,17 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
         supernodes: dims(supernodes.div_ceil(WORKGROUP), max_x),
         domains: dims(mas.as_ref().map_or(0, |m| m.domains), max_x),
         partial_slots: dims(supernodes.div_ceil(WORKGROUP / 16), max_x),
+        contact_slots: dims(
+            contact
+                .as_ref()
+                .map_or(0, |c| c.slots())
+                .div_ceil(WORKGROUP),
+            max_x,
+        ),
+        max_x,
     };
     let mut engine = Engine::new(ctx, pipes, buffers, (n * dim) as u64, dispatch, lay);
+    engine.contact = contact;
     engine.mass_floor = (0..model.num_nodes())
         .filter(|&i| !model.fixed[i])
         .map(|i| model.mass[i])

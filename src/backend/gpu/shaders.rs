@@ -35,6 +35,22 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../../../shaders/contact.wgsl"),
     ),
     (
+        "contact_pairs.wgsl",
+        include_str!("../../../shaders/contact_pairs.wgsl"),
+    ),
+    (
+        "pair_blocks.wgsl",
+        include_str!("../../../shaders/pair_blocks.wgsl"),
+    ),
+    (
+        "kernels/broad_phase.wgsl",
+        include_str!("../../../shaders/kernels/broad_phase.wgsl"),
+    ),
+    (
+        "kernels/pairs.wgsl",
+        include_str!("../../../shaders/kernels/pairs.wgsl"),
+    ),
+    (
         "integrator.wgsl",
         include_str!("../../../shaders/integrator.wgsl"),
     ),

@@ -1,11 +1,10 @@
 //! The GPU backend as the Newton driver and the run loop see it: what each
 //! [`NewtonSystem`] and [`Backend`] call records, submits and reads back.
 
-use super::kernels::{
-    Kernel, ASSEMBLE, DIRECTION_CHECK, ENERGY_CHANGE, ENERGY_TOTAL, FRICTION_LAG_UPDATE,
-    FRICTION_STATS,
+use super::kernels::{Kernel, FRICTION_LAG_UPDATE, FRICTION_STATS, PAIR_STATS};
+use super::readback::{
+    lag_change, DirectionSummary, EnergyChange, EnergyTotals, FrictionTotals, PairTotals,
 };
-use super::readback::{lag_change, DirectionSummary, EnergyChange, EnergyTotals, FrictionTotals};
 use super::GpuBackend;
 use crate::backend::{Backend, DeviceCounters, Diagnostics};
 use crate::newton::{CgTolerance, Direction, NewtonSystem};
@@ -17,14 +16,15 @@ impl NewtonSystem for GpuBackend {
             self.current_energy = e;
             return e;
         }
-        self.current_energy = EnergyTotals::from(self.engine.reduce(&ENERGY_TOTAL)).potential();
+        self.current_energy =
+            EnergyTotals::from(self.engine.reduce(&self.solve.energy_total)).potential();
         self.current_energy
     }
 
     fn compute_direction(&mut self, tolerance: CgTolerance) -> Direction {
         let mut enc = self.engine.encoder();
         // The Newton system, its preconditioner and the start of CG.
-        self.engine.record(&mut enc, &ASSEMBLE);
+        self.engine.record(&mut enc, &self.solve.assemble);
         self.engine.record(&mut enc, &self.solve.factor);
         self.engine.record(&mut enc, &self.solve.start);
         let eta = match tolerance {
@@ -48,8 +48,16 @@ impl NewtonSystem for GpuBackend {
             submitted += batch as u64;
             // The direction's stopping measure and CCD bound, and speculatively the
             // first line-search trial at α = min(1, CCD bound).
-            self.engine.record(&mut enc, &DIRECTION_CHECK);
-            let (stats, trial, cg) = self.engine.finish_direction(enc);
+            self.engine.record(&mut enc, &self.solve.direction_check);
+            let (mut stats, mut trial, mut cg) = self.engine.finish_direction(enc);
+            while self.pairs_overflowed() {
+                // The broad phase found more pairs than the list holds: grow it and
+                // check the direction again (the CG state is final and unchanged).
+                self.engine.grow_pairs(self.engine.pairs_found);
+                enc = self.engine.encoder();
+                self.engine.record(&mut enc, &self.solve.direction_check);
+                (stats, trial, cg) = self.engine.finish_direction(enc);
+            }
             if cg.done != 0 || submitted > cap as u64 {
                 self.batching.finish_solve(cg.iterations);
                 let stats = DirectionSummary::from(stats);
@@ -83,7 +91,7 @@ impl NewtonSystem for GpuBackend {
             }
         }
         self.set_step_alpha(alpha);
-        let de = EnergyChange::from(self.engine.reduce(&ENERGY_CHANGE)).value();
+        let de = EnergyChange::from(self.engine.reduce(&self.solve.energy_change)).value();
         self.last_trial = Some((alpha, de));
         de
     }
@@ -167,6 +175,18 @@ impl Backend for GpuBackend {
         }
     }
 
+    fn contact_stats(&self) -> crate::backend::ContactStats {
+        let Some(c) = &self.engine.contact else {
+            return crate::backend::ContactStats::default();
+        };
+        crate::backend::ContactStats {
+            broad_phases: c.broad_phases,
+            candidate_pairs: c.candidates,
+            excluded_pairs: c.excluded,
+            ..Default::default()
+        }
+    }
+
     fn counters(&self) -> DeviceCounters {
         DeviceCounters {
             memory_bytes: self.memory_bytes(),
@@ -184,12 +204,17 @@ impl Backend for GpuBackend {
 
     fn diagnostics(&mut self) -> Diagnostics {
         // E and, with friction, the friction statistics in one submission and one read.
+        let energy = &self.solve.energy_total;
         let (totals, friction) = if self.has_friction() {
-            let (e, f) = self.engine.reduce_two(&ENERGY_TOTAL, &FRICTION_STATS);
+            let (e, f) = self.engine.reduce_two(energy, &FRICTION_STATS);
             (EnergyTotals::from(e), FrictionTotals::from(f))
         } else {
-            let e = EnergyTotals::from(self.engine.reduce(&ENERGY_TOTAL));
+            let e = EnergyTotals::from(self.engine.reduce(energy));
             (e, FrictionTotals::default())
+        };
+        let pairs = match self.engine.contact {
+            Some(_) => PairTotals::from(self.engine.reduce(&PAIR_STATS)),
+            None => PairTotals::default(),
         };
         Diagnostics {
             sticking: friction.sticking,
@@ -200,9 +225,8 @@ impl Backend for GpuBackend {
             elastic: totals.elastic,
             barrier: totals.barrier,
             min_wall_distance: totals.min_wall_distance,
-            // Self-contact runs on the CPU only (the GPU refuses such scenes).
-            contact_pairs: 0,
-            min_pair_distance: f64::INFINITY,
+            contact_pairs: pairs.active,
+            min_pair_distance: pairs.min_distance,
         }
     }
 }

@@ -1,0 +1,131 @@
+// Contact between and within bodies, per pair of the broad phase's list
+// (contact_pairs.wgsl): the Newton system's terms, the energies, the CCD bound and
+// the statistics. Per-node sums go over each node's incidence list, in pair order
+// (no float atomics). CPU twin: src/backend/cpu/self_contact.rs.
+//   pair_assemble: per pair its weighted barrier gradient and PSD Hessian (zero where
+//     inactive) into pair_terms;
+//   pair_gather: per node, after node_terms and before assemble: −gradients into r,
+//     the diagonal sub-blocks into the Newton node block;
+//   pair_energy_total, pair_energy_change: add the pairs' lanes to the partials the
+//     element kernel of the same span (energy_total, energy_change) just stored;
+//   pair_matvec: after newton_matvec, the couplings between each pair's nodes added
+//     to q and to the partial sums of d·q;
+//   pair_stats: active pairs (sums.x) and their smallest distance (mixed.z).
+// #import pair_blocks.wgsl
+
+@compute @workgroup_size(256)
+fn pair_assemble(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let t = thread_index(wid, nwg, lid);
+    if (t >= pair_count()) { return; }
+    let n = pair_nodes(t);
+    let b = pair_barrier_terms(n, stacked_x(n));
+    let base = pair_terms_at(t);
+    let k = PAIR_NODES * P.dim;
+    for (var l = 0u; l < PAIR_NODES; l++) {
+        for (var a = 0u; a < P.dim; a++) {
+            pair_terms[base + l * P.dim + a] = select(real(0.0), b.grad[l][a], b.is_active);
+        }
+    }
+    for (var i = 0u; i < k * k; i++) {
+        pair_terms[base + 12u + i] = select(real(0.0), b.hess[i], b.is_active);
+    }
+}
+
+@compute @workgroup_size(256)
+fn pair_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = thread_index(wid, nwg, lid);
+    if (i >= P.n_nodes || nodes[i].fixed != 0u) { return; }
+    var g = vec3<real>(0.0);
+    var h = sym_zero();
+    let first = pairs[incidence_offsets_at() + i];
+    let last = pairs[incidence_offsets_at() + i + 1u];
+    for (var e = first; e < last; e++) {
+        let entry = pairs[incidence_at() + e];
+        let t = entry / 4u;
+        let l = entry % 4u;
+        for (var a = 0u; a < P.dim; a++) {
+            g[a] += pair_terms[pair_terms_at(t) + l * P.dim + a];
+        }
+        h = sym_add(h, Sym(
+            vec3<real>(pair_hessian(t, l, 0u, l, 0u), pair_hessian(t, l, 1u, l, 1u), select(real(0.0), pair_hessian(t, l, 2u, l, 2u), P.dim == 3u)),
+            vec3<real>(pair_hessian(t, l, 0u, l, 1u), select(real(0.0), pair_hessian(t, l, 0u, l, 2u), P.dim == 3u), select(real(0.0), pair_hessian(t, l, 1u, l, 2u), P.dim == 3u)),
+        ));
+    }
+    if (last == first) { return; }
+    store_r(i, load_r(i) - g);
+    let nb = load_block(NEWTON_BLOCKS, i);
+    store_block(NEWTON_BLOCKS, i, NodeBlock(vec4<real>(nb.diag.xyz + h.diag, nb.diag.w), vec4<real>(nb.off.xyz + h.off, 0.0)));
+}
+
+// Adds a pair kernel's lanes to the partial its workgroup's element kernel stored.
+fn add_partials(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, mine: Lanes) {
+    let total = workgroup_reduce(lid, mine);
+    if (lid == 0u) {
+        let g = group_index(wid, nwg);
+        partials[g] = lanes_combine(partials[g], total);
+    }
+}
+
+@compute @workgroup_size(256)
+fn pair_matvec(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    if (cg_finished(lid)) { return; }
+    let i = thread_index(wid, nwg, lid);
+    var mine = lanes_zero();
+    if (i < P.n_nodes && nodes[i].fixed == 0u) {
+        let first = pairs[incidence_offsets_at() + i];
+        let last = pairs[incidence_offsets_at() + i + 1u];
+        if (last > first) {
+            let c = pair_couplings(i);
+            store_q(i, load_q(i) + c);
+            mine.sums.x = dot(load_d(i), c);
+        }
+    }
+    add_partials(wid, nwg, lid, mine);
+}
+
+@compute @workgroup_size(256)
+fn pair_energy_total(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let t = thread_index(wid, nwg, lid);
+    var mine = lanes_zero();
+    if (t < pair_count()) {
+        let n = pair_nodes(t);
+        let dsq = stacked_distance_sq(stacked_x(n));
+        let b = pair_barrier_value(pair_weight(n), dsq);
+        mine.sums.x = P.potential_weight * b;
+        mine.mixed.x = b;
+        mine.mixed.w = select(real(0.0), real(1.0), dsq <= 0.0);
+    }
+    add_partials(wid, nwg, lid, mine);
+}
+
+@compute @workgroup_size(256)
+fn pair_energy_change(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let t = thread_index(wid, nwg, lid);
+    var mine = lanes_zero();
+    if (t < pair_count()) {
+        let n = pair_nodes(t);
+        let d0 = sqrt(max(stacked_distance_sq(stacked_x(n)), 0.0));
+        let d1sq = stacked_distance_sq(stacked_at(n, cg.ls_alpha));
+        if (d1sq <= 0.0 || d0 <= 0.0) {
+            mine.mixed.w = 1.0;
+        } else {
+            let d1 = sqrt(d1sq);
+            mine.sums.x = P.potential_weight * barrier_value_change(P.barrier_kind, P.kappa, P.dhat, pair_weight(n), d0, d1 - d0);
+        }
+    }
+    add_partials(wid, nwg, lid, mine);
+}
+
+@compute @workgroup_size(256)
+fn pair_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let t = thread_index(wid, nwg, lid);
+    var mine = lanes_zero();
+    if (t < pair_count()) {
+        let dsq = stacked_distance_sq(stacked_x(pair_nodes(t)));
+        if (dsq < P.dhat * P.dhat) {
+            mine.sums.x = 1.0;
+            mine.mixed.z = sqrt(max(dsq, 0.0));
+        }
+    }
+    store_partials(wid, nwg, lid, mine);
+}

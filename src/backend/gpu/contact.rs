@@ -1,0 +1,289 @@
+//! Contact between and within bodies on the GPU: what the host uploads for the
+//! kernels of `shaders/kernels/broad_phase.wgsl` and `shaders/kernels/pairs.wgsl`
+//! (the collision mesh, the exclusions, the sizes of the grid and of the pair
+//! buffers), and how the pair buffers grow when the broad phase finds more pairs
+//! than they hold.
+//!
+//! The pair list is rebuilt on the device by every direction check (swept along the
+//! new direction) and, at setup and after the host writes positions, at x. Its
+//! capacity is a high-water mark: a broad phase that finds more pairs writes none and
+//! reports how many; the host then grows the buffers to that count (with headroom)
+//! and runs the broad phase again, so no pair is ever dropped. That costs no extra
+//! readback in the common case: the count comes back with the direction check's
+//! readback.
+
+use crate::collision::pairs::rest_neighbours;
+use crate::collision::{PairKind, REST_EXCLUSION};
+use crate::model::Model;
+
+/// Words of the header of `contact_grid` (`HDR_*` in the broad phase's WGSL).
+const GRID_HEADER: u32 = 4;
+/// Words of the header of `pairs` (`PAIR_LIST` in WGSL).
+const PAIRS_HEADER: u64 = 4;
+/// Reals per pair in `pair_terms` (`PAIR_TERMS` in WGSL): a gradient of up to 12
+/// and a Hessian of up to 12 × 12.
+pub const PAIR_TERM_REALS: u64 = 156;
+/// Node slots per pair in the incidence lists.
+const PAIR_SLOTS: u64 = 4;
+
+/// Why the GPU backend cannot run `model`'s contact between and within bodies yet,
+/// or `None` where it can (or where there is none): 3D pairs (point–triangle,
+/// edge–edge) and friction between primitives run on the CPU backend only so far.
+pub fn refusal(model: &Model) -> Option<&'static str> {
+    if !enabled(model) {
+        return None;
+    }
+    if model.dim == 3 {
+        return Some(
+            "contact between and within 3D bodies (point-triangle and edge-edge pairs) runs on the CPU backend only so far (2D point-edge contact runs on the GPU); use --backend cpu, or --set contact.self_contact=false to let bodies pass through each other",
+        );
+    }
+    if model.self_contact.friction > 0.0 {
+        return Some(
+            "friction between bodies (contact.self_friction > 0) runs on the CPU backend only so far; use --backend cpu, or --set contact.self_friction=0 for frictionless contact between bodies on the GPU",
+        );
+    }
+    None
+}
+
+/// Whether `model` has contact between and within bodies to watch.
+pub fn enabled(model: &Model) -> bool {
+    model.self_contact.enabled && !model.collision.is_empty()
+}
+
+/// The contact data of a scene as the kernels read it.
+#[derive(Clone, Debug)]
+pub struct ContactPlan {
+    /// Collision vertices.
+    pub vertices: u32,
+    /// Collision edges.
+    pub edges: u32,
+    /// Hash slots of the grid (a power of two).
+    pub hash: u32,
+    /// Nodes of the model.
+    pub nodes: u32,
+    /// `contact_mesh`: edges, vertices, node tags, exclusion starts, excluded edges.
+    pub mesh: Vec<u32>,
+    /// Offsets of `contact_mesh`'s regions.
+    mesh_at: [u32; 4],
+    /// Offsets of `contact_grid`'s regions.
+    grid_at: [u32; 4],
+    grid_at2: [u32; 4],
+    /// Words of `contact_grid`.
+    pub grid_words: u64,
+    /// Pairs the list can hold.
+    pub capacity: u32,
+    /// Threads of a per-element dispatch without pairs: max(nodes, springs).
+    pub base_elements: u32,
+    /// Times the pair buffers grew.
+    pub growths: u32,
+    /// Broad phases run, and the pairs they found in all.
+    pub broad_phases: u64,
+    pub candidates: u64,
+    /// Pairs excluded for good (mesh neighbours closer than 2 d̂ at rest).
+    pub excluded: u64,
+}
+
+impl ContactPlan {
+    /// The plan of `model` (which has contact between bodies, in 2D) with room for
+    /// `capacity` pairs at first (at least one).
+    pub fn new(model: &Model, capacity: Option<u32>) -> Self {
+        let mesh = &model.collision;
+        let n = model.num_nodes() as u32;
+        let (v, e) = (mesh.vertices.len() as u32, mesh.edges.len() as u32);
+        let hash = (2 * e.max(v)).next_power_of_two().max(64);
+        // node tags: (body << 1) | 1 where the body collides with itself
+        let tags: Vec<u32> = (0..n)
+            .map(|i| {
+                // a node of no body (none in practice) is a body of its own
+                let Some(&b) = mesh.node_body.get(i as usize) else {
+                    return (u32::MAX >> 1) << 1;
+                };
+                let own = mesh.bodies_may_collide(i, i);
+                (b << 1) | u32::from(own)
+            })
+            .collect();
+        // exclusions: per vertex slot its excluded edges, ascending
+        let reach = REST_EXCLUSION * model.barrier.dhat;
+        let excluded = rest_neighbours(mesh, &model.x0, reach);
+        let mut per_vertex: Vec<Vec<u32>> = vec![vec![]; v as usize];
+        for pair in excluded.iter().filter(|p| p.kind == PairKind::PointEdge) {
+            if let Ok(slot) = mesh.vertices.binary_search(&pair.prims[0]) {
+                per_vertex[slot].push(pair.prims[1]);
+            }
+        }
+        let mut data: Vec<u32> = mesh.edges.iter().flatten().copied().collect();
+        let mesh_at = [
+            0,
+            data.len() as u32,
+            data.len() as u32 + v,
+            data.len() as u32 + v + n,
+        ];
+        data.extend_from_slice(&mesh.vertices);
+        data.extend_from_slice(&tags);
+        let mut start = 0u32;
+        for list in &per_vertex {
+            data.push(start);
+            start += list.len() as u32;
+        }
+        data.push(start);
+        for mut list in per_vertex {
+            list.sort_unstable();
+            data.extend(list);
+        }
+        let cells = GRID_HEADER;
+        let cursors = cells + hash + 1;
+        let entries = cursors + hash;
+        let vertex_counts = entries + 4 * e;
+        let node_counts = vertex_counts + v + 1;
+        let node_cursors = node_counts + n + 1;
+        let grid_words = (node_cursors + n) as u64;
+        Self {
+            vertices: v,
+            edges: e,
+            hash,
+            nodes: n,
+            mesh: data,
+            mesh_at,
+            grid_at: [cells, cursors, entries, vertex_counts],
+            grid_at2: [node_counts, node_cursors, 0, 0],
+            grid_words,
+            capacity: capacity.unwrap_or(4 * v + 64).max(1),
+            base_elements: n.max(model.springs.len() as u32),
+            growths: 0,
+            broad_phases: 0,
+            candidates: 0,
+            excluded: excluded.len() as u64,
+        }
+    }
+
+    /// The `contact_*` members of the uniform parameters ([`super::layout::Params`]).
+    pub fn params(&self) -> [[u32; 4]; 5] {
+        [
+            [self.vertices, self.edges, self.hash, 1],
+            self.mesh_at,
+            self.grid_at,
+            self.grid_at2,
+            [self.capacity, 0, 0, 0],
+        ]
+    }
+
+    /// Threads of a [`super::kernels::Span::ContactSlots`] dispatch.
+    pub fn slots(&self) -> u32 {
+        (self.hash + 1)
+            .max(self.vertices + 1)
+            .max(self.nodes + 1)
+            .max(self.edges)
+    }
+
+    /// Bytes of `pairs` at the current capacity: the header, two words per pair,
+    /// the incidence starts and four incidence entries per pair.
+    pub fn pairs_bytes(&self) -> u64 {
+        let cap = self.capacity as u64;
+        4 * (PAIRS_HEADER + 2 * cap + self.nodes as u64 + 1 + PAIR_SLOTS * cap)
+    }
+
+    /// Bytes of `pair_terms` at the current capacity, reals of `width` bytes.
+    pub fn terms_bytes(&self, width: u64) -> u64 {
+        self.capacity as u64 * PAIR_TERM_REALS * width
+    }
+
+    /// The capacity after the broad phase found `found` pairs: the count with a
+    /// quarter more headroom (never less than now).
+    pub fn grown(&self, found: u32) -> u32 {
+        self.capacity
+            .max(found.saturating_add(found / 4).saturating_add(16))
+    }
+}
+
+impl super::engine::Engine {
+    /// Grows the pair buffers to hold `found` pairs with headroom ([`ContactPlan::grown`]),
+    /// with the per-element dispatch, its partials and the uniform parameters that
+    /// depend on the capacity, and binds every kernel again. The list's contents are
+    /// lost: the caller runs the broad phase again.
+    pub fn grow_pairs(&mut self, found: u32) {
+        let Some(plan) = self.contact.as_mut() else {
+            return;
+        };
+        plan.capacity = plan.grown(found);
+        plan.growths += 1;
+        let plan = plan.clone();
+        self.flush_deferred();
+        let dev = &self.ctx.device;
+        let storage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC;
+        let zeroed = |name: &str, size: u64| {
+            dev.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(name),
+                size: size.max(64),
+                usage: storage,
+                mapped_at_creation: false,
+            })
+        };
+        let width = self.width(crate::precision::RealClass::State);
+        self.buffers.pairs = zeroed("pairs", plan.pairs_bytes());
+        self.buffers.pair_terms = zeroed("pair_terms", plan.terms_bytes(width));
+        let elements = plan.base_elements.max(plan.capacity);
+        let d = &mut self.dispatch;
+        d.elements = super::setup::dims(elements.div_ceil(super::layout::WORKGROUP), d.max_x);
+        let element_partials = d.elements.0 * d.elements.1;
+        let partials =
+            (d.nodes.0 * d.nodes.1).max(element_partials) as u64 * self.layouts.lanes.size as u64;
+        if partials > self.buffers.partials.size() {
+            self.buffers.partials = zeroed("partials", partials);
+        }
+        let q = &self.ctx.queue;
+        let at = |name| self.layouts.params.offset(name);
+        q.write_buffer(
+            &self.buffers.params,
+            at("element_partials"),
+            &element_partials.to_le_bytes(),
+        );
+        let cap: Vec<u8> = [plan.capacity, 0, 0, 0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        q.write_buffer(&self.buffers.params, at("contact_pairs"), &cap);
+        self.groups = super::engine::bind_groups(dev, &self.pipes, &self.buffers);
+    }
+}
+
+impl super::engine::Engine {
+    /// Records what a broad phase found.
+    pub fn note_pairs_found(&mut self, found: u32) {
+        self.pairs_found = found;
+        if let Some(c) = self.contact.as_mut() {
+            c.broad_phases += 1;
+            c.candidates += found as u64;
+        }
+    }
+}
+
+impl super::GpuBackend {
+    /// Builds the pair list at the current x (the static broad phase), growing the
+    /// buffers until it fits; one readback per pass. Needed at setup and after the
+    /// host writes positions; the direction checks keep the list current otherwise.
+    pub(super) fn rebuild_pairs(&mut self) {
+        let Some(cap) = self.engine.contact.as_ref().map(|c| c.capacity) else {
+            return;
+        };
+        self.engine.run(&super::kernels::broad_phase_static());
+        let bytes = self.engine.read_raw(|b| &b.pairs, 0, 8);
+        let found = u32::from_le_bytes(bytes[4..8].try_into().expect("4 bytes"));
+        self.engine.note_pairs_found(found);
+        if found > cap {
+            self.engine.grow_pairs(found);
+            self.rebuild_pairs();
+        }
+    }
+
+    /// Whether the last direction check's broad phase found more pairs than the list
+    /// holds (then nothing it computed with pairs counts).
+    pub(super) fn pairs_overflowed(&self) -> bool {
+        self.engine
+            .contact
+            .as_ref()
+            .is_some_and(|c| self.engine.pairs_found > c.capacity)
+    }
+}

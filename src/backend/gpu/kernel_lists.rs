@@ -1,0 +1,100 @@
+//! The kernel sequences the GPU backend records: one constant per job (assembly,
+//! a CG iteration, the direction check, …), and [`with_contact`], which puts the
+//! kernels of contact pairs into any of them.
+
+use super::kernels::Kernel;
+
+/// E and the diagnostics at the current iterate, reduced into result slot 0.
+pub const ENERGY_TOTAL: [Kernel; 2] = [Kernel::EnergyTotal, Kernel::ReduceElements];
+
+/// The Newton system at the current iterate: r = −∇E, the node blocks and the
+/// block-Jacobi preconditioner.
+pub const ASSEMBLE: [Kernel; 2] = [Kernel::NodeTerms, Kernel::Assemble];
+
+/// The start of a CG solve.
+pub const CG_START: [Kernel; 2] = [Kernel::CgStart, Kernel::CgStartScalars];
+
+/// One CG iteration (each kernel idles once the solve is done).
+pub const CG_ITERATION: [Kernel; 5] = [
+    Kernel::NewtonMatvec,
+    Kernel::CgAlpha,
+    Kernel::CgUpdate,
+    Kernel::CgBeta,
+    Kernel::CgDirection,
+];
+
+/// The direction's statistics into result slot 0 and, speculatively, the first
+/// line-search trial at α = min(1, CCD bound) into slot 1.
+pub const DIRECTION_CHECK: [Kernel; 5] = [
+    Kernel::DirectionStats,
+    Kernel::ReduceElements,
+    Kernel::LineSearchStart,
+    Kernel::EnergyChange,
+    Kernel::ReduceTrial,
+];
+
+/// The direction's statistics alone, into result slot 0.
+pub const DIRECTION_STATS: [Kernel; 2] = [Kernel::DirectionStats, Kernel::ReduceElements];
+
+/// E(x + α p) − E(x) for the host's α, into result slot 0.
+pub const ENERGY_CHANGE: [Kernel; 2] = [Kernel::EnergyChange, Kernel::ReduceElements];
+
+/// A friction lagging update with the largest change of λ, into result slot 0.
+pub const FRICTION_LAG_UPDATE: [Kernel; 2] = [Kernel::FrictionLagUpdate, Kernel::ReduceNodes];
+
+/// The friction statistics of the last step, into result slot 0.
+pub const FRICTION_STATS: [Kernel; 2] = [Kernel::FrictionStats, Kernel::ReduceNodes];
+
+/// The active contact pairs and their smallest distance, into result slot 0.
+pub const PAIR_STATS: [Kernel; 2] = [Kernel::PairStats, Kernel::ReduceElements];
+
+/// `H d` and `dᵀ H d` (the mat-vec and its reduction), for probes.
+pub const MATVEC: [Kernel; 3] = [Kernel::NodeTerms, Kernel::NewtonMatvec, Kernel::ReduceNodes];
+
+/// The broad phase of contact pairs, from zeroed counters to sorted incidence,
+/// after its first kernel (which picks static or swept boxes).
+const BROAD_PHASE_REST: [Kernel; 10] = [
+    Kernel::BpExtent,
+    Kernel::BpCountCells,
+    Kernel::BpScanCells,
+    Kernel::BpFillCells,
+    Kernel::BpCountPairs,
+    Kernel::BpScanPairs,
+    Kernel::BpFillPairs,
+    Kernel::BpScanNodes,
+    Kernel::BpFillIncidence,
+    Kernel::BpSortIncidence,
+];
+
+/// The broad phase at x: a list every evaluation at x can read.
+pub fn broad_phase_static() -> Vec<Kernel> {
+    [&[Kernel::BpResetStatic][..], &BROAD_PHASE_REST].concat()
+}
+
+/// The broad phase over the segment from x to x + p: the list the CCD bound, the
+/// line search and the next assembly read.
+pub fn broad_phase_swept() -> Vec<Kernel> {
+    [&[Kernel::BpResetSwept][..], &BROAD_PHASE_REST].concat()
+}
+
+/// `list` with the kernels of contact pairs where they belong: the pairs' terms after
+/// `node_terms`, their couplings after each mat-vec, their energies after the
+/// element energies, and the swept broad phase before the direction statistics
+/// (whose CCD bound covers the pairs). The one place a kernel list learns of pairs.
+pub fn with_contact(list: &[Kernel]) -> Vec<Kernel> {
+    let mut out = Vec::with_capacity(list.len() + 16);
+    for &k in list {
+        match k {
+            Kernel::DirectionStats => {
+                out.extend(broad_phase_swept());
+                out.push(k);
+            }
+            Kernel::NodeTerms => out.extend([k, Kernel::PairAssemble, Kernel::PairGather]),
+            Kernel::NewtonMatvec => out.extend([k, Kernel::PairMatvec]),
+            Kernel::EnergyTotal => out.extend([k, Kernel::PairEnergyTotal]),
+            Kernel::EnergyChange => out.extend([k, Kernel::PairEnergyChange]),
+            _ => out.push(k),
+        }
+    }
+    out
+}
