@@ -74,10 +74,11 @@ run() {
     SPRINGSIM_BENCH_CELLS=256 SPRINGSIM_BENCH_PRECISION=$mode timeout 60 .devbin/hot_paths \
         --bench --warm-up-time 1 --measurement-time 3 gpu/direction 2>&1 \
         | tee "$out/hot_paths-$mode.txt" || true
-    # GPU–CPU agreement (BENCHMARKS.md's compare scenes).
+    # GPU–CPU agreement (BENCHMARKS.md's compare scenes; two_squares: GPU self-contact).
     {
         for s in "scenes/square_drop.toml --steps 500" lattice_drop cloth_drop balls_3d \
-            "square_on_slope --steps 800" cube_on_slope block_thrown; do
+            "square_on_slope --steps 800" cube_on_slope block_thrown \
+            "two_squares --set contact.self_friction=0"; do
             # shellcheck disable=SC2086
             timeout 15 $bin compare $s --set solver.precision="$mode" || echo "compare $s: status $?"
         done

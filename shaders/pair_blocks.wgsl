@@ -27,12 +27,11 @@ fn pair_block_apply(t: u32, l: u32, m: u32, u: vec3<real>) -> vec3<real> {
 // part of H u that no spring and no node block holds.
 fn pair_couplings(i: u32) -> vec3<real> {
     var y = vec3<real>(0.0);
-    let first = pairs[incidence_offsets_at() + i];
-    let last = pairs[incidence_offsets_at() + i + 1u];
-    for (var e = first; e < last; e++) {
-        let entry = pairs[incidence_at() + e];
-        let t = entry / 4u;
-        let l = entry % 4u;
+    let range = incidence_range(i);
+    for (var e = range.x; e < range.y; e++) {
+        let te = incidence_entry(e);
+        let t = te.x;
+        let l = te.y;
         let n = pair_nodes(t);
         for (var m = 0u; m < PAIR_NODES; m++) {
             if (m != l) { y += pair_block_apply(t, l, m, load_d(n[m])); }

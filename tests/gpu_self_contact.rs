@@ -20,32 +20,19 @@ use springsim::newton::NewtonSystem;
 /// one's top edge, offset sideways so that point–edge pairs of every case (interior,
 /// either endpoint) are active.
 fn two_grids(barrier: &str) -> Model {
-    scene(&format!(
-        r#"
-dimension = 2
-[solver]
-dt = 0.01
-[contact]
-dhat = 0.05
-kappa = 1e4
-barrier = "{barrier}"
-[[bodies]]
-generator = "grid"
-size = [1.0, 1.0]
-cells = [4, 4]
-center = [0.0, 0.0]
-density = 100.0
-material_stiffness = 1e4
-[[bodies]]
-generator = "grid"
-size = [0.5, 0.5]
-cells = [3, 3]
-center = [0.13, 0.78]
-density = 100.0
-material_stiffness = 1e4
-"#
-    ))
-    .model
+    let body = |size: f64, cells: u32, y: f64| {
+        format!(
+            "[[bodies]]\ngenerator = \"grid\"\nsize = [{size}, {size}]\ncells = [{cells}, {cells}]\ncenter = [{x}, {y}]\ndensity = 100.0\nmaterial_stiffness = 1e4\n",
+            x = if y > 0.0 { 0.13 } else { 0.0 },
+        )
+    };
+    let contact = format!("[contact]\ndhat = 0.05\nkappa = 1e4\nbarrier = \"{barrier}\"\n");
+    let text = format!(
+        "dimension = 2\n[solver]\ndt = 0.01\n{contact}{}{}",
+        body(1.0, 4, 0.0),
+        body(0.5, 3, 0.78)
+    );
+    scene(&text).model
 }
 
 /// The GPU backend on `model` (with self-contact), or `None` without an adapter

@@ -156,3 +156,15 @@ fn the_host_writes_every_member_of_the_wgsl_structs_in_every_precision() {
         assert!(lay.cg_state.offset("iterations") >= 7 * w as u64);
     }
 }
+
+/// Every kernel is listed once in `Kernel::ALL`, in declaration order, each with its own entry point.
+#[test]
+fn all_lists_every_kernel_once_in_declaration_order() {
+    for (i, k) in Kernel::ALL.iter().enumerate() {
+        assert_eq!(k.index(), i, "{k:?}");
+    }
+    let mut names: Vec<_> = Kernel::ALL.iter().map(|k| k.entry_point()).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), Kernel::ALL.len());
+}

@@ -27,7 +27,8 @@ fn check(backend: &str, tol: f64) {
         .args([
             "run",
             "scenes/square_drop.toml",
-            // The GPU has no contact between bodies yet; the square never meets itself.
+            // The course's figures are without contact between bodies; the square
+            // never meets itself.
             "--set",
             "contact.self_contact=false",
             "--backend",

@@ -2,8 +2,6 @@
 // (contact_pairs.wgsl): the Newton system's terms, the energies, the CCD bound and
 // the statistics. Per-node sums go over each node's incidence list, in pair order
 // (no float atomics). CPU twin: src/backend/cpu/self_contact.rs.
-//   pair_assemble: per pair its weighted barrier gradient and PSD Hessian (zero where
-//     inactive) into pair_terms;
 //   pair_gather: per node, after node_terms and before assemble: −gradients into r,
 //     the diagonal sub-blocks into the Newton node block;
 //   pair_energy_total, pair_energy_change: add the pairs' lanes to the partials the
@@ -14,35 +12,16 @@
 // #import pair_blocks.wgsl
 
 @compute @workgroup_size(256)
-fn pair_assemble(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let t = thread_index(wid, nwg, lid);
-    if (t >= pair_count()) { return; }
-    let n = pair_nodes(t);
-    let b = pair_barrier_terms(n, stacked_x(n));
-    let base = pair_terms_at(t);
-    let k = PAIR_NODES * P.dim;
-    for (var l = 0u; l < PAIR_NODES; l++) {
-        for (var a = 0u; a < P.dim; a++) {
-            pair_terms[base + l * P.dim + a] = select(real(0.0), b.grad[l][a], b.is_active);
-        }
-    }
-    for (var i = 0u; i < k * k; i++) {
-        pair_terms[base + 12u + i] = select(real(0.0), b.hess[i], b.is_active);
-    }
-}
-
-@compute @workgroup_size(256)
 fn pair_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = thread_index(wid, nwg, lid);
     if (i >= P.n_nodes || nodes[i].fixed != 0u) { return; }
     var g = vec3<real>(0.0);
     var h = sym_zero();
-    let first = pairs[incidence_offsets_at() + i];
-    let last = pairs[incidence_offsets_at() + i + 1u];
-    for (var e = first; e < last; e++) {
-        let entry = pairs[incidence_at() + e];
-        let t = entry / 4u;
-        let l = entry % 4u;
+    let range = incidence_range(i);
+    for (var e = range.x; e < range.y; e++) {
+        let te = incidence_entry(e);
+        let t = te.x;
+        let l = te.y;
         for (var a = 0u; a < P.dim; a++) {
             g[a] += pair_terms[pair_terms_at(t) + l * P.dim + a];
         }
@@ -51,7 +30,7 @@ fn pair_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
             vec3<real>(pair_hessian(t, l, 0u, l, 1u), select(real(0.0), pair_hessian(t, l, 0u, l, 2u), P.dim == 3u), select(real(0.0), pair_hessian(t, l, 1u, l, 2u), P.dim == 3u)),
         ));
     }
-    if (last == first) { return; }
+    if (range.y == range.x) { return; }
     store_r(i, load_r(i) - g);
     let nb = load_block(NEWTON_BLOCKS, i);
     store_block(NEWTON_BLOCKS, i, NodeBlock(vec4<real>(nb.diag.xyz + h.diag, nb.diag.w), vec4<real>(nb.off.xyz + h.off, 0.0)));
@@ -72,9 +51,8 @@ fn pair_matvec(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     let i = thread_index(wid, nwg, lid);
     var mine = lanes_zero();
     if (i < P.n_nodes && nodes[i].fixed == 0u) {
-        let first = pairs[incidence_offsets_at() + i];
-        let last = pairs[incidence_offsets_at() + i + 1u];
-        if (last > first) {
+        let range = incidence_range(i);
+        if (range.y > range.x) {
             let c = pair_couplings(i);
             store_q(i, load_q(i) + c);
             mine.sums.x = dot(load_d(i), c);

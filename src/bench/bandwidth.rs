@@ -50,9 +50,59 @@ pub fn cg_iteration_bound_us(
     cg_iteration_bytes(nodes, springs, dim, precision) as f64 / (peak_gb_s * 1e9) * 1e6
 }
 
+/// Bytes the contact pairs (2D point–edge, `kernels/pairs.wgsl`) add to one CG
+/// iteration, for `pairs` pairs in the list over `nodes` nodes: `pair_matvec` reads
+/// each node's two incidence offsets, `d`, `q` and its fixed flag and writes `q`;
+/// per incidence entry (three per pair) the entry, the pair's record and edge (four
+/// u32), the two coupling blocks (`dim²` state reals each) and the other nodes' `d`.
+pub fn pair_cg_bytes(nodes: usize, pairs: usize, dim: usize, precision: GpuPrecision) -> u64 {
+    let s = precision.bytes(RealClass::State) as usize;
+    let f = precision.bytes(RealClass::Linear) as usize * dim;
+    (nodes * (8 + 3 * f + 4) + 3 * pairs * (4 + 16 + 2 * dim * dim * s + 2 * f)) as u64
+}
+
+/// Bytes the contact pairs add to one Newton iteration outside CG, for `vertices`
+/// collision vertices, `edges` edges, `slots` hash slots and `pairs` pairs in `dim`
+/// D: the swept broad phase (each of its box passes reads both ends of every edge
+/// and every vertex, x and p; the hash and incidence arrays are read and written a
+/// few times; each candidate costs an edge box twice), the pairs' assembly (its
+/// stacked x in, 156 state reals out), the gather into r and the node blocks, and
+/// the CCD and energy passes (stacked x and p per pair, about four times).
+pub fn pair_newton_bytes(
+    vertices: usize,
+    edges: usize,
+    slots: usize,
+    pairs: usize,
+    dim: usize,
+    precision: GpuPrecision,
+) -> u64 {
+    let s = precision.bytes(RealClass::State) as usize;
+    let node = 2 * dim * s; // x and p
+    let boxes = 4 * (vertices + 2 * edges) * node;
+    let counts = 4 * 4 * (2 * slots + vertices + 4 * edges);
+    let candidates = 2 * pairs * (8 + 2 * node);
+    let assemble = pairs * (3 * dim * s + 156 * s);
+    let gather = 3 * pairs * (4 + (dim + dim * dim) * s);
+    let ccd_energy = 4 * pairs * (16 + 3 * node);
+    (boxes + counts + candidates + assemble + gather + ccd_energy) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The pairs' terms grow with the pairs, and a CG iteration of a 2D mesh with
+    /// one pair per boundary node costs a fraction of the springs' mat-vec.
+    #[test]
+    fn pair_traffic_grows_with_the_pairs() {
+        let p = GpuPrecision::F64;
+        assert!(pair_cg_bytes(1000, 200, 2, p) > pair_cg_bytes(1000, 100, 2, p));
+        let newton = |pairs| pair_newton_bytes(128, 128, 512, pairs, 2, p);
+        assert!(newton(200) > newton(100));
+        let (n, springs) = (4225, 16_640); // the 64×64-cell square
+        let cg = cg_iteration_bytes(n, springs, 2, p);
+        assert!(pair_cg_bytes(n, 256, 2, p) < cg / 2);
+    }
 
     #[test]
     fn a_2d_square_moves_about_three_hundred_bytes_per_node() {

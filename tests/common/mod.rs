@@ -191,8 +191,8 @@ pub fn gpu_backend(
     mut model: springsim::model::Model,
     opts: springsim::backend::gpu::GpuOptions,
 ) -> Option<springsim::backend::gpu::GpuBackend> {
-    // The GPU has no contact between bodies yet and refuses scenes that ask for it;
-    // its tests compare wall contact (tests/self_contact_scenes.rs covers the rest).
+    // These tests compare wall contact; contact between bodies on the GPU is
+    // tests/gpu_self_contact.rs (and the CPU's, tests/self_contact_scenes.rs).
     model.self_contact.enabled = false;
     match springsim::backend::gpu::GpuBackend::with_options(model, opts) {
         Ok(g) => {

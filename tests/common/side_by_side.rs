@@ -23,9 +23,10 @@ pub fn assert_applies_the_rule(rec: &springsim::sim::StepRecord, min: u32, label
 /// and on the GPU no NaN, accepted Newton iterates never raise E, every node strictly
 /// inside every plane and implicit wall. Returns the largest distance
 /// between a node's CPU and GPU positions (m), or `None` when there is no GPU (see
-/// [`gpu_backend`]). Both run without contact between bodies (the GPU has none yet);
-/// `tests/self_contact_scenes.rs` shows that the single-body scenes compared here
-/// take the same steps with it on.
+/// [`gpu_backend`]). Both run without contact between bodies: these compare wall
+/// contact (`tests/self_contact_scenes.rs` shows that the single-body scenes compared
+/// here take the same steps with it on; `tests/gpu_self_contact.rs` compares contact
+/// between bodies across the backends).
 pub fn gpu_follows_cpu(name: &str, scene: Scene, steps: u64) -> Option<f64> {
     use springsim::backend::cpu::CpuBackend;
     use springsim::compare::node_differences;

@@ -245,7 +245,7 @@ impl super::engine::Engine {
             .flat_map(|v| v.to_le_bytes())
             .collect();
         q.write_buffer(&self.buffers.params, at("contact_pairs"), &cap);
-        self.groups = super::engine::bind_groups(dev, &self.pipes, &self.buffers);
+        self.groups = super::pipelines::bind_groups(dev, &self.pipes, &self.buffers);
     }
 }
 

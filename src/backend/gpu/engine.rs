@@ -88,7 +88,7 @@ impl Engine {
     ) -> Self {
         let vector_bytes = 8 * vector_reals;
         let dev = &ctx.device;
-        let groups = bind_groups(dev, &pipes, &buffers);
+        let groups = super::pipelines::bind_groups(dev, &pipes, &buffers);
         let staging = dev.create_buffer(&wgpu::BufferDescriptor {
             label: Some("staging"),
             size: STAGING_BYTES,
@@ -359,36 +359,6 @@ impl Engine {
         self.traffic.readbacks += 1;
         bytes
     }
-}
-
-/// The bind group of every kernel over `buffers`, by [`Kernel::index`].
-pub(super) fn bind_groups(
-    dev: &wgpu::Device,
-    pipes: &Pipelines,
-    buffers: &BufferSet<wgpu::Buffer>,
-) -> Vec<wgpu::BindGroup> {
-    Kernel::ALL
-        .iter()
-        .map(|&k| {
-            let kernel = pipes.get(k);
-            let entries: Vec<wgpu::BindGroupEntry> = kernel
-                .bindings
-                .iter()
-                .map(|&b| wgpu::BindGroupEntry {
-                    binding: b,
-                    resource: buffers
-                        .at_binding(b)
-                        .expect("the kernel's binding is in bindings.wgsl")
-                        .as_entire_binding(),
-                })
-                .collect();
-            dev.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some(k.entry_point()),
-                layout: &kernel.layout,
-                entries: &entries,
-            })
-        })
-        .collect()
 }
 
 /// Reals of `width` bytes (4 or 8), little-endian, as f64.

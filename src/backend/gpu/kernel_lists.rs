@@ -51,30 +51,22 @@ pub const PAIR_STATS: [Kernel; 2] = [Kernel::PairStats, Kernel::ReduceElements];
 /// `H d` and `dᵀ H d` (the mat-vec and its reduction), for probes.
 pub const MATVEC: [Kernel; 3] = [Kernel::NodeTerms, Kernel::NewtonMatvec, Kernel::ReduceNodes];
 
-/// The broad phase of contact pairs, from zeroed counters to sorted incidence,
-/// after its first kernel (which picks static or swept boxes).
-const BROAD_PHASE_REST: [Kernel; 10] = [
-    Kernel::BpExtent,
-    Kernel::BpCountCells,
-    Kernel::BpScanCells,
-    Kernel::BpFillCells,
-    Kernel::BpCountPairs,
-    Kernel::BpScanPairs,
-    Kernel::BpFillPairs,
-    Kernel::BpScanNodes,
-    Kernel::BpFillIncidence,
-    Kernel::BpSortIncidence,
-];
+/// The broad phase of contact pairs after its first kernel (which picks static or
+/// swept boxes), from the cell size to the sorted incidence: the kernels from
+/// `BpExtent` to `BpSortIncidence`, declared in that order.
+fn broad_phase_rest() -> &'static [Kernel] {
+    &Kernel::ALL[Kernel::BpExtent.index()..=Kernel::BpSortIncidence.index()]
+}
 
 /// The broad phase at x: a list every evaluation at x can read.
 pub fn broad_phase_static() -> Vec<Kernel> {
-    [&[Kernel::BpResetStatic][..], &BROAD_PHASE_REST].concat()
+    [&[Kernel::BpResetStatic][..], broad_phase_rest()].concat()
 }
 
 /// The broad phase over the segment from x to x + p: the list the CCD bound, the
 /// line search and the next assembly read.
 pub fn broad_phase_swept() -> Vec<Kernel> {
-    [&[Kernel::BpResetSwept][..], &BROAD_PHASE_REST].concat()
+    [&[Kernel::BpResetSwept][..], broad_phase_rest()].concat()
 }
 
 /// `list` with the kernels of contact pairs where they belong: the pairs' terms after
@@ -97,4 +89,43 @@ pub fn with_contact(list: &[Kernel]) -> Vec<Kernel> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pairs enter every job that reads them, right after what they extend, and the
+    /// direction check builds the swept list before its CCD bound.
+    #[test]
+    fn with_contact_puts_the_pair_kernels_where_they_belong() {
+        let a = with_contact(&ASSEMBLE);
+        assert_eq!(
+            a,
+            [
+                Kernel::NodeTerms,
+                Kernel::PairAssemble,
+                Kernel::PairGather,
+                Kernel::Assemble
+            ]
+        );
+        let it = with_contact(&CG_ITERATION);
+        assert_eq!(&it[..2], &[Kernel::NewtonMatvec, Kernel::PairMatvec]);
+        let check = with_contact(&DIRECTION_CHECK);
+        let stats = check.iter().position(|&k| k == Kernel::DirectionStats);
+        let sweep = check.iter().position(|&k| k == Kernel::BpResetSwept);
+        assert!(sweep < stats, "{check:?}");
+        let change = check
+            .iter()
+            .position(|&k| k == Kernel::EnergyChange)
+            .unwrap();
+        assert_eq!(check[change + 1], Kernel::PairEnergyChange);
+        assert_eq!(with_contact(&ENERGY_TOTAL)[1], Kernel::PairEnergyTotal);
+        let rest = broad_phase_rest();
+        assert_eq!(rest.len(), 10);
+        assert_eq!(rest[0], Kernel::BpExtent);
+        assert_eq!(rest[9], Kernel::BpSortIncidence);
+        // nothing changes for a list that reads no pairs
+        assert_eq!(with_contact(&FRICTION_STATS), FRICTION_STATS.to_vec());
+    }
 }

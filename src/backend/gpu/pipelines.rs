@@ -170,3 +170,33 @@ impl Pipelines {
         &self.kernels[kernel.index()]
     }
 }
+
+/// The bind group of every kernel over `buffers`, by [`Kernel::index`].
+pub fn bind_groups(
+    dev: &wgpu::Device,
+    pipes: &Pipelines,
+    buffers: &super::buffers::BufferSet<wgpu::Buffer>,
+) -> Vec<wgpu::BindGroup> {
+    Kernel::ALL
+        .iter()
+        .map(|&k| {
+            let kernel = pipes.get(k);
+            let entries: Vec<wgpu::BindGroupEntry> = kernel
+                .bindings
+                .iter()
+                .map(|&b| wgpu::BindGroupEntry {
+                    binding: b,
+                    resource: buffers
+                        .at_binding(b)
+                        .expect("the kernel's binding is in bindings.wgsl")
+                        .as_entire_binding(),
+                })
+                .collect();
+            dev.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(k.entry_point()),
+                layout: &kernel.layout,
+                entries: &entries,
+            })
+        })
+        .collect()
+}

@@ -39,6 +39,14 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../../../shaders/contact_pairs.wgsl"),
     ),
     (
+        "pair_derivatives.wgsl",
+        include_str!("../../../shaders/pair_derivatives.wgsl"),
+    ),
+    (
+        "kernels/pair_assemble.wgsl",
+        include_str!("../../../shaders/kernels/pair_assemble.wgsl"),
+    ),
+    (
         "pair_blocks.wgsl",
         include_str!("../../../shaders/pair_blocks.wgsl"),
     ),
