@@ -75,6 +75,22 @@ fn cell_of(at: vec3<real>) -> vec3<i32> {
     return o;
 }
 
+// The cells of a box: at most two per axis (the cell size is 1 % wider than every
+// box); none for a box with a NaN bound (its run fails on the NaN anyway), so that
+// no loop can run away.
+struct CellRange {
+    lo: vec3<i32>,
+    hi: vec3<i32>,
+}
+
+fn cell_range(b: Box) -> CellRange {
+    if (any(b.lo != b.lo) || any(b.hi != b.hi)) {
+        return CellRange(vec3<i32>(0), vec3<i32>(-1));
+    }
+    let lo = cell_of(b.lo);
+    return CellRange(lo, min(cell_of(b.hi), lo + vec3<i32>(1)));
+}
+
 fn cell_slot(c: vec3<i32>) -> u32 {
     let h = (u32(c.x) * 73856093u) ^ (u32(c.y) * 19349663u) ^ (u32(c.z) * 83492791u);
     return h & (P.contact_counts.z - 1u);
@@ -89,12 +105,10 @@ struct Slots {
 fn edge_slots(e: u32) -> Slots {
     var o: Slots;
     o.count = 0u;
-    let b = edge_box(e);
-    let lo = cell_of(b.lo);
-    let hi = cell_of(b.hi);
-    for (var z = lo.z; z <= hi.z; z++) {
-        for (var y = lo.y; y <= hi.y; y++) {
-            for (var x = lo.x; x <= hi.x; x++) {
+    let r = cell_range(edge_box(e));
+    for (var z = r.lo.z; z <= r.hi.z; z++) {
+        for (var y = r.lo.y; y <= r.hi.y; y++) {
+            for (var x = r.lo.x; x <= r.hi.x; x++) {
                 let s = cell_slot(vec3<i32>(x, y, z));
                 var seen = false;
                 for (var k = 0u; k < o.count; k++) {
@@ -212,13 +226,12 @@ fn bp_fill_cells(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
 fn vertex_candidates(v: u32, write: bool, first: u32) -> u32 {
     let node = mesh_vertex(v);
     let vb = vertex_box(node);
-    let lo = cell_of(vb.lo);
-    let hi = cell_of(vb.hi);
+    let r = cell_range(vb);
     let g = P.contact_grid_at;
     var found = 0u;
-    for (var z = lo.z; z <= hi.z; z++) {
-        for (var y = lo.y; y <= hi.y; y++) {
-            for (var x = lo.x; x <= hi.x; x++) {
+    for (var z = r.lo.z; z <= r.hi.z; z++) {
+        for (var y = r.lo.y; y <= r.hi.y; y++) {
+            for (var x = r.lo.x; x <= r.hi.x; x++) {
                 let cell = vec3<i32>(x, y, z);
                 let s = cell_slot(cell);
                 for (var k = grid_load(g.x + s); k < grid_load(g.x + s + 1u); k++) {
