@@ -8,10 +8,11 @@
 // #import energy/barrier.wgsl
 
 // `pairs` (u32): [0] pairs in the list (0 while the broad phase's list overflowed its
-// capacity), [1] pairs the broad phase found; from PAIR_LIST two primitives per pair
-// (vertex node, edge index), sorted; then per node the start of its incidence
+// capacity), [1] pairs the broad phase found; from PAIR_LIST a record of PAIR_WORDS
+// per pair (vertex node, edge index, the edge's two nodes), sorted; then per node the start of its incidence
 // entries (n + 1); then the entries (pair × 4 + slot), each node's ascending.
 const PAIR_LIST: u32 = 4u;
+const PAIR_WORDS: u32 = 4u;
 // Reals per pair in `pair_terms`: the gradient (up to 12), then the row-major
 // Hessian (up to 12 × 12), both weighted by c h².
 const PAIR_TERMS: u32 = 156u;
@@ -30,7 +31,7 @@ fn pair_count() -> u32 {
 }
 
 fn incidence_offsets_at() -> u32 {
-    return PAIR_LIST + 2u * pair_capacity();
+    return PAIR_LIST + PAIR_WORDS * pair_capacity();
 }
 
 fn incidence_at() -> u32 {
@@ -85,8 +86,8 @@ fn pair_excluded(v: u32, e: u32) -> bool {
 
 // The nodes of pair t in stacked order (point, edge ends; the fourth unused in 2D).
 fn pair_nodes(t: u32) -> vec4<u32> {
-    let e = mesh_edge(pairs[PAIR_LIST + 2u * t + 1u]);
-    return vec4<u32>(pairs[PAIR_LIST + 2u * t], e.x, e.y, 0u);
+    let b = PAIR_LIST + PAIR_WORDS * t;
+    return vec4<u32>(pairs[b], pairs[b + 2u], pairs[b + 3u], 0u);
 }
 
 // Nodes of a pair (3 for point–edge).

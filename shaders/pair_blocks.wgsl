@@ -6,21 +6,30 @@ fn pair_terms_at(t: u32) -> u32 {
     return t * PAIR_TERMS;
 }
 
-// Entry (row a of node slot l, column b of node slot m) of pair t's Hessian.
-fn pair_hessian(t: u32, l: u32, a: u32, m: u32, b: u32) -> real {
+// The 3 × 3 block (l, m) of pair t's Hessian (zero third row and column in 2D),
+// built without indexing a vector by a variable.
+fn pair_block(t: u32, l: u32, m: u32) -> mat3x3<real> {
     let k = PAIR_NODES * P.dim;
-    return pair_terms[pair_terms_at(t) + 12u + (l * P.dim + a) * k + m * P.dim + b];
+    let at = pair_terms_at(t) + 12u + l * P.dim * k + m * P.dim;
+    let three = P.dim == 3u;
+    let r0 = vec3<real>(pair_terms[at], pair_terms[at + 1u], select(real(0.0), pair_terms[at + 2u], three));
+    let r1 = vec3<real>(pair_terms[at + k], pair_terms[at + k + 1u], select(real(0.0), pair_terms[at + k + 2u], three));
+    var r2 = vec3<real>(0.0);
+    if (three) {
+        r2 = vec3<real>(pair_terms[at + 2u * k], pair_terms[at + 2u * k + 1u], pair_terms[at + 2u * k + 2u]);
+    }
+    return transpose(mat3x3<real>(r0, r1, r2));
 }
 
-// The 3 × 3 block (l, m) of pair t's Hessian applied to u.
-fn pair_block_apply(t: u32, l: u32, m: u32, u: vec3<real>) -> vec3<real> {
-    var y = vec3<real>(0.0);
-    for (var a = 0u; a < P.dim; a++) {
-        for (var b = 0u; b < P.dim; b++) {
-            y[a] += pair_hessian(t, l, a, m, b) * u[b];
-        }
-    }
-    return y;
+// Node slot m of a pair's nodes.
+fn pair_node(n: vec4<u32>, m: u32) -> u32 {
+    return select(select(select(n.w, n.z, m == 2u), n.y, m == 1u), n.x, m == 0u);
+}
+
+// The gradient of node slot l of pair t.
+fn pair_gradient(t: u32, l: u32) -> vec3<real> {
+    let at = pair_terms_at(t) + l * P.dim;
+    return vec3<real>(pair_terms[at], pair_terms[at + 1u], select(real(0.0), pair_terms[at + 2u], P.dim == 3u));
 }
 
 // Σ over node i's pairs of the couplings H_(i, j) u_j to the pair's other nodes: the
@@ -34,7 +43,7 @@ fn pair_couplings(i: u32) -> vec3<real> {
         let l = te.y;
         let n = pair_nodes(t);
         for (var m = 0u; m < PAIR_NODES; m++) {
-            if (m != l) { y += pair_block_apply(t, l, m, load_d(n[m])); }
+            if (m != l) { y += pair_block(t, l, m) * load_d(pair_node(n, m)); }
         }
     }
     return y;

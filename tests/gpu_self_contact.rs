@@ -230,3 +230,48 @@ fn two_squares_stay_apart_on_the_gpu_and_follow_the_cpu() {
     }
     assert!(pairs_seen > 0, "the squares never touched");
 }
+
+/// In f32 and mixed precision the pairs' terms agree with the f64 CPU to the
+/// precision of what the mode stores: E, −∇E and H u at a state with active pairs
+/// (inputs rounded to f32 for both backends).
+#[test]
+fn point_edge_contact_in_f32_and_mixed_agrees_to_their_precision() {
+    use springsim::precision::PrecisionChoice;
+    for (mode, tol) in [(PrecisionChoice::Mixed, 1e-6), (PrecisionChoice::F32, 1e-5)] {
+        let mut model = two_grids("ipc");
+        model.solver.precision = mode;
+        let Some(mut g) = gpu(&model, GpuOptions::default()) else {
+            return;
+        };
+        let (x, _) = state(&model, &mut Rng(11));
+        let x: Vec<f64> = x.iter().map(|c| (*c as f32) as f64).collect();
+        let x0: Vec<f64> = model.x0.iter().map(|c| (*c as f32) as f64).collect();
+        let mut cpu = CpuBackend::new(model.clone());
+        for b in [&mut cpu as &mut dyn Probe, &mut g as &mut dyn Probe] {
+            b.set_step_start(&x0);
+            b.set_prediction(&x0);
+            b.set_positions(&x);
+        }
+        let (gc, gg) = (cpu.potential_gradient(), g.potential_gradient());
+        assert!(
+            rel(&gg, &gc) < tol,
+            "{mode:?}: ∇E differs by {:.2e}",
+            rel(&gg, &gc)
+        );
+        let (ec, eg) = (cpu.potential(), g.potential());
+        assert!(
+            (ec - eg).abs() <= tol * ec.abs(),
+            "{mode:?}: E cpu {ec} gpu {eg}"
+        );
+        let u: Vec<f64> = (0..x.len())
+            .map(|i| ((i * 7919) % 13) as f64 - 6.0)
+            .collect();
+        let ((hc, _), (hg, _)) = (cpu.hessian_product(&u), g.hessian_product(&u));
+        assert!(
+            rel(&hg, &hc) < tol,
+            "{mode:?}: H u differs by {:.2e}",
+            rel(&hg, &hc)
+        );
+        assert!(g.contact_pair_list().len() >= 8, "{mode:?}: too few pairs");
+    }
+}

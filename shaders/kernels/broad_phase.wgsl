@@ -244,8 +244,11 @@ fn vertex_candidates(v: u32, write: bool, first: u32) -> u32 {
                     if (!bodies_may_collide(node, ends.x)) { continue; }
                     if (pair_excluded(v, e)) { continue; }
                     if (write) {
-                        pairs[PAIR_LIST + 2u * (first + found)] = node;
-                        pairs[PAIR_LIST + 2u * (first + found) + 1u] = e;
+                        let b = PAIR_LIST + PAIR_WORDS * (first + found);
+                        pairs[b] = node;
+                        pairs[b + 1u] = e;
+                        pairs[b + 2u] = ends.x;
+                        pairs[b + 3u] = ends.y;
                     }
                     found++;
                 }
@@ -280,13 +283,20 @@ fn bp_fill_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
     let count = vertex_candidates(v, true, first);
     // this vertex's run sorted by edge (insertion sort: runs are short)
     for (var i = first + 1u; i < first + count; i++) {
-        let e = pairs[PAIR_LIST + 2u * i + 1u];
+        let at = PAIR_LIST + PAIR_WORDS * i;
+        let rec = vec3<u32>(pairs[at + 1u], pairs[at + 2u], pairs[at + 3u]);
         var j = i;
-        while (j > first && pairs[PAIR_LIST + 2u * (j - 1u) + 1u] > e) {
-            pairs[PAIR_LIST + 2u * j + 1u] = pairs[PAIR_LIST + 2u * (j - 1u) + 1u];
+        while (j > first && pairs[PAIR_LIST + PAIR_WORDS * (j - 1u) + 1u] > rec.x) {
+            let to = PAIR_LIST + PAIR_WORDS * j;
+            for (var w = 1u; w < PAIR_WORDS; w++) {
+                pairs[to + w] = pairs[to + w - PAIR_WORDS];
+            }
             j--;
         }
-        pairs[PAIR_LIST + 2u * j + 1u] = e;
+        let to = PAIR_LIST + PAIR_WORDS * j;
+        pairs[to + 1u] = rec.x;
+        pairs[to + 2u] = rec.y;
+        pairs[to + 3u] = rec.z;
     }
     // each pair counted at its nodes
     for (var i = first; i < first + count; i++) {

@@ -1,6 +1,6 @@
 // Per pair of the broad phase's list: its weighted barrier gradient and PSD-projected
-// Hessian (zero where inactive) into pair_terms, which pair_gather and pair_matvec
-// (kernels/pairs.wgsl) read. CPU twin: src/backend/cpu/self_contact.rs
+// Hessian (zero where inactive) into pair_terms, which pair_gather (kernels/pairs.wgsl)
+// and newton_matvec_pairs read. CPU twin: src/backend/cpu/self_contact.rs
 // (assemble_self_contact).
 // #import pair_blocks.wgsl
 // #import pair_derivatives.wgsl

@@ -1,13 +1,12 @@
 // Contact between and within bodies, per pair of the broad phase's list
-// (contact_pairs.wgsl): the Newton system's terms, the energies, the CCD bound and
-// the statistics. Per-node sums go over each node's incidence list, in pair order
+// (contact_pairs.wgsl): the gather of the pairs' terms, the energies and the
+// statistics (the mat-vec's couplings are newton_matvec_pairs, the CCD bound is in
+// direction_stats). Per-node sums go over each node's incidence list, in pair order
 // (no float atomics). CPU twin: src/backend/cpu/self_contact.rs.
 //   pair_gather: per node, after node_terms and before assemble: −gradients into r,
 //     the diagonal sub-blocks into the Newton node block;
 //   pair_energy_total, pair_energy_change: add the pairs' lanes to the partials the
 //     element kernel of the same span (energy_total, energy_change) just stored;
-//   pair_matvec: after newton_matvec, the couplings between each pair's nodes added
-//     to q and to the partial sums of d·q;
 //   pair_stats: active pairs (sums.x) and their smallest distance (mixed.z).
 // #import pair_blocks.wgsl
 
@@ -22,13 +21,9 @@ fn pair_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
         let te = incidence_entry(e);
         let t = te.x;
         let l = te.y;
-        for (var a = 0u; a < P.dim; a++) {
-            g[a] += pair_terms[pair_terms_at(t) + l * P.dim + a];
-        }
-        h = sym_add(h, Sym(
-            vec3<real>(pair_hessian(t, l, 0u, l, 0u), pair_hessian(t, l, 1u, l, 1u), select(real(0.0), pair_hessian(t, l, 2u, l, 2u), P.dim == 3u)),
-            vec3<real>(pair_hessian(t, l, 0u, l, 1u), select(real(0.0), pair_hessian(t, l, 0u, l, 2u), P.dim == 3u), select(real(0.0), pair_hessian(t, l, 1u, l, 2u), P.dim == 3u)),
-        ));
+        g += pair_gradient(t, l);
+        let b = pair_block(t, l, l);
+        h = sym_add(h, Sym(vec3<real>(b[0][0], b[1][1], b[2][2]), vec3<real>(b[1][0], b[2][0], b[2][1])));
     }
     if (range.y == range.x) { return; }
     store_r(i, load_r(i) - g);
@@ -43,22 +38,6 @@ fn add_partials(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, mine: Lanes) {
         let g = group_index(wid, nwg);
         partials[g] = lanes_combine(partials[g], total);
     }
-}
-
-@compute @workgroup_size(256)
-fn pair_matvec(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    if (cg_finished(lid)) { return; }
-    let i = thread_index(wid, nwg, lid);
-    var mine = lanes_zero();
-    if (i < P.n_nodes && nodes[i].fixed == 0u) {
-        let range = incidence_range(i);
-        if (range.y > range.x) {
-            let c = pair_couplings(i);
-            store_q(i, load_q(i) + c);
-            mine.sums.x = dot(load_d(i), c);
-        }
-    }
-    add_partials(wid, nwg, lid, mine);
 }
 
 @compute @workgroup_size(256)

@@ -51,8 +51,9 @@ pub fn cg_iteration_bound_us(
 }
 
 /// Bytes the contact pairs (2D point–edge, `kernels/pairs.wgsl`) add to one CG
-/// iteration, for `pairs` pairs in the list over `nodes` nodes: `pair_matvec` reads
-/// each node's two incidence offsets, `d`, `q` and its fixed flag and writes `q`;
+/// iteration, for `pairs` pairs in the list over `nodes` nodes: `newton_matvec_pairs`
+/// reads each node's two incidence offsets, `d`, `q` and its fixed flag and writes `q`
+/// once more than `newton_matvec`;
 /// per incidence entry (three per pair) the entry, the pair's record and edge (four
 /// u32), the two coupling blocks (`dim²` state reals each) and the other nodes' `d`.
 pub fn pair_cg_bytes(nodes: usize, pairs: usize, dim: usize, precision: GpuPrecision) -> u64 {

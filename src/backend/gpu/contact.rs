@@ -25,6 +25,9 @@ const PAIRS_HEADER: u64 = 4;
 pub const PAIR_TERM_REALS: u64 = 156;
 /// Node slots per pair in the incidence lists.
 const PAIR_SLOTS: u64 = 4;
+/// Words per pair record in `pairs` (`PAIR_WORDS` in WGSL): vertex node, edge index,
+/// the edge's two nodes.
+pub const PAIR_WORDS: u64 = 4;
 
 /// Why the GPU backend cannot run `model`'s contact between and within bodies yet,
 /// or `None` where it can (or where there is none): 3D pairs (point–triangle,
@@ -176,11 +179,11 @@ impl ContactPlan {
             .max(self.edges)
     }
 
-    /// Bytes of `pairs` at the current capacity: the header, two words per pair,
+    /// Bytes of `pairs` at the current capacity: the header, a record per pair,
     /// the incidence starts and four incidence entries per pair.
     pub fn pairs_bytes(&self) -> u64 {
         let cap = self.capacity as u64;
-        4 * (PAIRS_HEADER + 2 * cap + self.nodes as u64 + 1 + PAIR_SLOTS * cap)
+        4 * (PAIRS_HEADER + PAIR_WORDS * cap + self.nodes as u64 + 1 + PAIR_SLOTS * cap)
     }
 
     /// Bytes of `pair_terms` at the current capacity, reals of `width` bytes.

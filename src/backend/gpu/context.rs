@@ -33,6 +33,9 @@ pub struct Needs {
     pub largest_buffer: u64,
     /// A name for that buffer, for error messages.
     pub largest_buffer_name: &'static str,
+    /// Storage buffers one kernel binds at most (wgpu's default limit is 8; contact
+    /// pairs need [`super::pipelines::CONTACT_STORAGE_BUFFERS`]).
+    pub storage_buffers: u32,
 }
 
 fn instance() -> wgpu::Instance {
@@ -131,6 +134,18 @@ impl GpuContext {
                 ..defaults
             }
         };
+        let mut limits = limits;
+        if needs.storage_buffers > limits.max_storage_buffers_per_shader_stage {
+            let most = adapter.limits().max_storage_buffers_per_shader_stage;
+            if most < needs.storage_buffers {
+                return Err(format!(
+                    "contact between bodies on the GPU needs {} storage buffers per shader stage, but adapter {} allows {most}; use --backend cpu",
+                    needs.storage_buffers,
+                    describe(&info)
+                ));
+            }
+            limits.max_storage_buffers_per_shader_stage = needs.storage_buffers;
+        }
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("springsim"),
             required_features: if precision.needs_f64() {
@@ -155,9 +170,12 @@ impl GpuContext {
         })
     }
 
-    /// Whether the device was opened with wgpu's default limits.
+    /// Whether the device was opened with wgpu's default limits on buffer sizes (a
+    /// scene with contact pairs also asks for more storage buffers per stage).
     pub fn uses_default_limits(&self) -> bool {
-        self.limits == wgpu::Limits::default()
+        let d = wgpu::Limits::default();
+        self.limits.max_storage_buffer_binding_size == d.max_storage_buffer_binding_size
+            && self.limits.max_buffer_size == d.max_buffer_size
     }
 
     /// Whether the adapter is a software rasteriser on the CPU (lavapipe, WARP, …).

@@ -21,8 +21,8 @@ pub struct Engine {
     /// The open device.
     pub ctx: GpuContext,
     pub(super) pipes: Pipelines,
-    /// Bind group of every kernel, by [`Kernel::index`].
-    pub(super) groups: Vec<wgpu::BindGroup>,
+    /// Bind group of every kernel the device can bind, by [`Kernel::index`].
+    pub(super) groups: Vec<Option<wgpu::BindGroup>>,
     /// The scene's buffers.
     pub buffers: BufferSet<wgpu::Buffer>,
     staging: wgpu::Buffer,
@@ -145,7 +145,7 @@ impl Engine {
         });
         for &k in kernels {
             pass.set_pipeline(&self.pipes.get(k).pipeline);
-            pass.set_bind_group(0, &self.groups[k.index()], &[]);
+            pass.set_bind_group(0, self.groups[k.index()].as_ref(), &[]);
             let (x, y) = match k.span() {
                 Span::Nodes => self.dispatch.nodes,
                 Span::Elements => self.dispatch.elements,

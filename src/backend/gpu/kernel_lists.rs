@@ -70,7 +70,7 @@ pub fn broad_phase_swept() -> Vec<Kernel> {
 }
 
 /// `list` with the kernels of contact pairs where they belong: the pairs' terms after
-/// `node_terms`, their couplings after each mat-vec, their energies after the
+/// `node_terms`, the mat-vec with their couplings for the plain one, their energies after the
 /// element energies, and the swept broad phase before the direction statistics
 /// (whose CCD bound covers the pairs). The one place a kernel list learns of pairs.
 pub fn with_contact(list: &[Kernel]) -> Vec<Kernel> {
@@ -82,7 +82,7 @@ pub fn with_contact(list: &[Kernel]) -> Vec<Kernel> {
                 out.push(k);
             }
             Kernel::NodeTerms => out.extend([k, Kernel::PairAssemble, Kernel::PairGather]),
-            Kernel::NewtonMatvec => out.extend([k, Kernel::PairMatvec]),
+            Kernel::NewtonMatvec => out.push(Kernel::NewtonMatvecPairs),
             Kernel::EnergyTotal => out.extend([k, Kernel::PairEnergyTotal]),
             Kernel::EnergyChange => out.extend([k, Kernel::PairEnergyChange]),
             _ => out.push(k),
@@ -110,7 +110,8 @@ mod tests {
             ]
         );
         let it = with_contact(&CG_ITERATION);
-        assert_eq!(&it[..2], &[Kernel::NewtonMatvec, Kernel::PairMatvec]);
+        assert_eq!(it[0], Kernel::NewtonMatvecPairs);
+        assert_eq!(it.len(), CG_ITERATION.len());
         let check = with_contact(&DIRECTION_CHECK);
         let stats = check.iter().position(|&k| k == Kernel::DirectionStats);
         let sweep = check.iter().position(|&k| k == Kernel::BpResetSwept);

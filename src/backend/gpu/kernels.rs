@@ -134,8 +134,8 @@ pub enum Kernel {
     PairAssemble,
     /// Per node: the pairs' gradients into r, their diagonal blocks into the node block.
     PairGather,
-    /// Per node: the pairs' couplings added to q = H d.
-    PairMatvec,
+    /// q = H d with the contact pairs' couplings (replaces `NewtonMatvec`).
+    NewtonMatvecPairs,
     /// The pairs' barrier added to the energy partials.
     PairEnergyTotal,
     /// The pairs' barrier change added to the line-search partials.
@@ -200,7 +200,7 @@ impl Kernel {
         Kernel::BpSortIncidence,
         Kernel::PairAssemble,
         Kernel::PairGather,
-        Kernel::PairMatvec,
+        Kernel::NewtonMatvecPairs,
         Kernel::PairEnergyTotal,
         Kernel::PairEnergyChange,
         Kernel::PairStats,
@@ -267,7 +267,7 @@ impl Kernel {
             Kernel::BpSortIncidence => "bp_sort_incidence",
             Kernel::PairAssemble => "pair_assemble",
             Kernel::PairGather => "pair_gather",
-            Kernel::PairMatvec => "pair_matvec",
+            Kernel::NewtonMatvecPairs => "newton_matvec_pairs",
             Kernel::PairEnergyTotal => "pair_energy_total",
             Kernel::PairEnergyChange => "pair_energy_change",
             Kernel::PairStats => "pair_stats",
@@ -282,7 +282,7 @@ impl Kernel {
             Kernel::FrictionLagStart | Kernel::FrictionLagUpdate | Kernel::FrictionStats => {
                 "kernels/friction.wgsl"
             }
-            Kernel::NewtonMatvec => "kernels/newton_matvec.wgsl",
+            Kernel::NewtonMatvec | Kernel::NewtonMatvecPairs => "kernels/newton_matvec.wgsl",
             Kernel::CgStart
             | Kernel::CgStartScalars
             | Kernel::CgAlpha
@@ -324,7 +324,6 @@ impl Kernel {
             | Kernel::BpSortIncidence => "kernels/broad_phase.wgsl",
             Kernel::PairAssemble => "kernels/pair_assemble.wgsl",
             Kernel::PairGather
-            | Kernel::PairMatvec
             | Kernel::PairEnergyTotal
             | Kernel::PairEnergyChange
             | Kernel::PairStats => "kernels/pairs.wgsl",

@@ -17,10 +17,17 @@ pub struct KernelPipeline {
     pub bindings: Vec<u32>,
 }
 
-/// All kernels, by [`Kernel::index`].
+/// All kernels the device can bind, by [`Kernel::index`]: a kernel that uses more
+/// storage buffers than the device allows per shader stage is not built (only
+/// scenes with contact pairs use such a kernel, and they ask for the limit).
 pub struct Pipelines {
-    kernels: Vec<KernelPipeline>,
+    kernels: Vec<Option<KernelPipeline>>,
 }
+
+/// Storage buffers per shader stage the kernels of contact pairs need at most
+/// (`newton_matvec_pairs`); every other kernel fits wgpu's default of eight (a
+/// test checks both).
+pub const CONTACT_STORAGE_BUFFERS: u32 = 10;
 
 /// A composed module parsed and validated by naga, with per-entry-point binding use.
 pub struct Reflected {
@@ -100,7 +107,8 @@ impl Pipelines {
         generated: &str,
         precision: GpuPrecision,
     ) -> Result<Self, String> {
-        let mut built: Vec<(Kernel, KernelPipeline)> = Vec::new();
+        let mut built: Vec<(Kernel, Option<KernelPipeline>)> = Vec::new();
+        let most = device.limits().max_storage_buffers_per_shader_stage as usize;
         for (path, entries) in Kernel::files() {
             let refl = reflect_for(path, generated, precision)?;
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -115,6 +123,10 @@ impl Pipelines {
                     .find(|(n, _)| n == name)
                     .map(|(_, u)| u.clone())
                     .ok_or_else(|| format!("{path}: no entry point `{name}`"))?;
+                if used.iter().filter(|(_, uniform)| !uniform).count() > most {
+                    built.push((kernel, None));
+                    continue;
+                }
                 let entries: Vec<wgpu::BindGroupLayoutEntry> = used
                     .iter()
                     .map(|&(binding, uniform)| wgpu::BindGroupLayoutEntry {
@@ -151,11 +163,11 @@ impl Pipelines {
                 });
                 built.push((
                     kernel,
-                    KernelPipeline {
+                    Some(KernelPipeline {
                         pipeline,
                         layout,
                         bindings: used.iter().map(|(b, _)| *b).collect(),
-                    },
+                    }),
                 ));
             }
         }
@@ -165,22 +177,37 @@ impl Pipelines {
         })
     }
 
+    /// The pipeline of `kernel`, if the device can bind it.
+    pub fn built(&self, kernel: Kernel) -> Option<&KernelPipeline> {
+        self.kernels[kernel.index()].as_ref()
+    }
+
     /// The pipeline of `kernel`.
+    ///
+    /// # Panics
+    /// If the device cannot bind it: only a scene that asked the device for
+    /// [`CONTACT_STORAGE_BUFFERS`] records such a kernel.
     pub fn get(&self, kernel: Kernel) -> &KernelPipeline {
-        &self.kernels[kernel.index()]
+        self.built(kernel).unwrap_or_else(|| {
+            panic!(
+                "kernel `{}` needs more storage buffers than the device was opened with",
+                kernel.entry_point()
+            )
+        })
     }
 }
 
-/// The bind group of every kernel over `buffers`, by [`Kernel::index`].
+/// The bind group of every kernel the device can bind over `buffers`, by
+/// [`Kernel::index`].
 pub fn bind_groups(
     dev: &wgpu::Device,
     pipes: &Pipelines,
     buffers: &super::buffers::BufferSet<wgpu::Buffer>,
-) -> Vec<wgpu::BindGroup> {
+) -> Vec<Option<wgpu::BindGroup>> {
     Kernel::ALL
         .iter()
         .map(|&k| {
-            let kernel = pipes.get(k);
+            let kernel = pipes.built(k)?;
             let entries: Vec<wgpu::BindGroupEntry> = kernel
                 .bindings
                 .iter()
@@ -192,11 +219,11 @@ pub fn bind_groups(
                         .as_entire_binding(),
                 })
                 .collect();
-            dev.create_bind_group(&wgpu::BindGroupDescriptor {
+            Some(dev.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some(k.entry_point()),
                 layout: &kernel.layout,
                 entries: &entries,
-            })
+            }))
         })
         .collect()
 }

@@ -53,9 +53,12 @@ impl GpuBackend {
         if count == 0 {
             return vec![];
         }
-        let bytes = self.engine.read_raw(|b| &b.pairs, 16, 8 * count);
+        let record = super::contact::PAIR_WORDS as usize;
+        let bytes = self
+            .engine
+            .read_raw(|b| &b.pairs, 16, 4 * record as u64 * count);
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
-        words.chunks_exact(2).map(|w| [w[0], w[1]]).collect()
+        words.chunks_exact(record).map(|w| [w[0], w[1]]).collect()
     }
 
     /// How many times the contact pair buffers grew (0 without contact). For tests.

@@ -171,7 +171,7 @@ impl Sizes {
     }
 
     /// The largest single buffer and its name.
-    fn needs(&self, adjacency: u64) -> Needs {
+    fn needs(&self, adjacency: u64, contact: bool) -> Needs {
         let all: [(u64, &'static str); 8] = [
             (self.mas_matrices, "multilevel preconditioner matrices"),
             (self.state_vector, "node vectors"),
@@ -187,6 +187,11 @@ impl Sizes {
         Needs {
             largest_buffer,
             largest_buffer_name,
+            storage_buffers: if contact {
+                super::pipelines::CONTACT_STORAGE_BUFFERS
+            } else {
+                8
+            },
         }
     }
 }
@@ -225,7 +230,8 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
 
     let needs = |precision| -> Result<Needs, String> {
         let lay = Layouts::new(precision)?;
-        Ok(Sizes::new(model, mas.as_ref(), partial_count, &lay).needs(adjacency_bytes))
+        let sizes = Sizes::new(model, mas.as_ref(), partial_count, &lay);
+        Ok(sizes.needs(adjacency_bytes, contact.is_some()))
     };
     let ctx = GpuContext::new(&needs, model.solver.precision, opts.hide_f64)
         .map_err(|e| format!("{e} ({n} nodes, {ns} springs)"))?;
