@@ -110,7 +110,7 @@ fn backend_for(
         // nothing crossed.
         _ => {
             let mut m = scene.model.clone();
-            if crate::backend::gpu::self_contact_refusal(&m).is_some() {
+            if gpu_lacks_contact(scene) {
                 m.self_contact.enabled = false;
             }
             if let Some(p) = precision {
@@ -206,11 +206,15 @@ fn soak(args: &SoakArgs) -> Result<bool, String> {
                 Some(format!("{nodes} nodes > --max-nodes {b}={limit}"))
             } else if b == "gpu" && cpu_pairs.is_some_and(|p: u64| p > 0) && gpu_lacks_contact(sc) {
                 Some(format!(
-                    "this contact between bodies ({} pairs on the CPU) runs on the CPU only",
-                    cpu_pairs.unwrap_or(0)
+                    "this contact between bodies ({} pairs on the CPU) {}",
+                    cpu_pairs.unwrap_or(0),
+                    gpu_contact_note()
                 ))
             } else if b == "gpu" && cpu_pairs.is_none() && gpu_lacks_contact(sc) {
-                Some("this contact between bodies runs on the CPU only (no CPU row to show it never formed)".into())
+                Some(format!(
+                    "this contact between bodies {} (no CPU row to show it never formed)",
+                    gpu_contact_note()
+                ))
             } else {
                 None
             };
@@ -262,10 +266,32 @@ fn soak(args: &SoakArgs) -> Result<bool, String> {
     Ok(rows.iter().all(Row::ok))
 }
 
-/// Whether `sc` has contact between and within bodies that the GPU backend does not
-/// run yet (3D pairs, friction between bodies).
+/// Whether `sc` has contact between and within bodies that the soak does not run on
+/// the GPU: what the GPU backend does not run yet (3D pairs, friction between
+/// bodies), and on a software adapter (lavapipe) any of it, because its pair kernels
+/// leak about 0.1–0.5 MB of host memory per dispatch there (BENCHMARKS.md, "GPU
+/// self-contact"), which a whole soak in one process does not survive.
 fn gpu_lacks_contact(sc: &Scene) -> bool {
     crate::backend::gpu::self_contact_refusal(&sc.model).is_some()
+        || (software_adapter() && crate::backend::gpu::contact::enabled(&sc.model))
+}
+
+/// Why [`gpu_lacks_contact`] holds, in words.
+fn gpu_contact_note() -> &'static str {
+    if software_adapter() {
+        "is not soaked on a software GPU (its pair kernels leak memory on lavapipe)"
+    } else {
+        "runs on the CPU only"
+    }
+}
+
+/// Whether the adapter the GPU backend would open is a software device.
+fn software_adapter() -> bool {
+    static SOFTWARE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SOFTWARE.get_or_init(|| {
+        crate::backend::gpu::context::preferred_adapter()
+            .is_ok_and(|a| a.device_type == wgpu::DeviceType::Cpu)
+    })
 }
 
 fn run_one(sc: &Scene, b: &'static str, args: &SoakArgs) -> Result<Row, String> {
