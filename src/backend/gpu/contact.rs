@@ -253,7 +253,8 @@ impl super::engine::Engine {
 }
 
 impl super::engine::Engine {
-    /// Records what a broad phase found.
+    /// Records what a broad phase found (`pairs_found` alone may also come from a
+    /// readback that ran none).
     pub fn note_pairs_found(&mut self, found: u32) {
         self.pairs_found = found;
         if let Some(c) = self.contact.as_mut() {

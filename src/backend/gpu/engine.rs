@@ -287,9 +287,7 @@ impl Engine {
         let bytes = self.read_staging(Staging::Small, end);
         if self.contact.is_some() {
             let at = found as usize + 4;
-            self.note_pairs_found(u32::from_le_bytes(
-                bytes[at..at + 4].try_into().expect("4 bytes"),
-            ));
+            self.pairs_found = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
         }
         (
             self.layouts.decode_lanes(&bytes, STAGE_RESULTS as usize),

@@ -50,6 +50,7 @@ impl NewtonSystem for GpuBackend {
             // first line-search trial at α = min(1, CCD bound).
             self.engine.record(&mut enc, &self.solve.direction_check);
             let (mut stats, mut trial, mut cg) = self.engine.finish_direction(enc);
+            self.engine.note_pairs_found(self.engine.pairs_found);
             while self.pairs_overflowed() {
                 // The broad phase found more pairs than the list holds: grow it and
                 // check the direction again (the CG state is final and unchanged).
@@ -57,6 +58,7 @@ impl NewtonSystem for GpuBackend {
                 enc = self.engine.encoder();
                 self.engine.record(&mut enc, &self.solve.direction_check);
                 (stats, trial, cg) = self.engine.finish_direction(enc);
+                self.engine.note_pairs_found(self.engine.pairs_found);
             }
             if cg.done != 0 || submitted > cap as u64 {
                 self.batching.finish_solve(cg.iterations);
