@@ -328,9 +328,9 @@ fn bp_sort_incidence(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgro
     let i = thread_index(wid, nwg, lid);
     if (i >= P.n_nodes) { return; }
     let base = incidence_at();
-    let begin = pairs[incidence_offsets_at() + i];
-    let end = pairs[incidence_offsets_at() + i + 1u];
-    for (var a = begin + 1u; a < end; a++) {
+    let range = incidence_range(i);
+    let begin = range.x;
+    for (var a = begin + 1u; a < range.y; a++) {
         let val = pairs[base + a];
         var b = a;
         while (b > begin && pairs[base + b - 1u] > val) {

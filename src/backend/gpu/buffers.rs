@@ -142,6 +142,23 @@ impl<T> BufferSet<T> {
     }
 }
 
+/// The smallest buffer: one element of the largest array element type (`Lanes`
+/// in f64), so that an empty array still binds.
+pub const MIN_BUFFER_BYTES: u64 = 64;
+
+/// A zero-initialised storage buffer of `size` bytes (never empty: wgpu rejects
+/// zero-sized bindings), readable and writable by copies.
+pub fn zeroed_storage(dev: &wgpu::Device, name: &str, size: u64) -> wgpu::Buffer {
+    dev.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(name),
+        size: size.max(MIN_BUFFER_BYTES),
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
+}
+
 /// The `(binding, name)` of every `@group(0) @binding(N) var… NAME:` line of a WGSL
 /// text, in order.
 pub fn declared_bindings(wgsl: &str) -> Vec<(u32, String)> {

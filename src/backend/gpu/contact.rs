@@ -213,17 +213,7 @@ impl super::engine::Engine {
         let plan = plan.clone();
         self.flush_deferred();
         let dev = &self.ctx.device;
-        let storage = wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_DST
-            | wgpu::BufferUsages::COPY_SRC;
-        let zeroed = |name: &str, size: u64| {
-            dev.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(name),
-                size: size.max(64),
-                usage: storage,
-                mapped_at_creation: false,
-            })
-        };
+        let zeroed = |name: &str, size: u64| super::buffers::zeroed_storage(dev, name, size);
         let width = self.width(crate::precision::RealClass::State);
         self.buffers.pairs = zeroed("pairs", plan.pairs_bytes());
         self.buffers.pair_terms = zeroed("pair_terms", plan.terms_bytes(width));

@@ -128,10 +128,6 @@ fn params(
     }
 }
 
-/// The smallest buffer: one element of the largest array element type (`Lanes`
-/// in f64), so that an empty array still binds.
-const MIN_BUFFER_BYTES: u64 = 64;
-
 /// Bytes of each buffer of a scene in one precision mode.
 #[derive(Clone, Copy, Debug)]
 struct Sizes {
@@ -190,7 +186,7 @@ impl Sizes {
             storage_buffers: if contact {
                 super::pipelines::CONTACT_STORAGE_BUFFERS
             } else {
-                8
+                wgpu::Limits::default().max_storage_buffers_per_shader_stage
             },
         }
     }
@@ -292,8 +288,8 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
         // wgpu rejects zero-sized bindings: pad empty arrays (to one element of the
         // largest array type, vec4<f64> or Lanes in f64).
         let mut data = bytes.to_vec();
-        if data.len() < MIN_BUFFER_BYTES as usize {
-            data.resize(MIN_BUFFER_BYTES as usize, 0);
+        if data.len() < super::buffers::MIN_BUFFER_BYTES as usize {
+            data.resize(super::buffers::MIN_BUFFER_BYTES as usize, 0);
         }
         dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some(name),
@@ -302,15 +298,7 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
         })
     };
     let stored = |name: &str, bytes: &[u8]| init(name, bytes, storage);
-    // A zero-initialised storage buffer (wgpu zeroes new buffers), never empty.
-    let zeroed = |name: &str, size: u64| {
-        dev.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(name),
-            size: size.max(MIN_BUFFER_BYTES),
-            usage: storage,
-            mapped_at_creation: false,
-        })
-    };
+    let zeroed = |name: &str, size: u64| super::buffers::zeroed_storage(dev, name, size);
     let names = &BINDING_NAMES;
     // xⁿ = x0, x̃ − xⁿ = 0 and x − xⁿ = 0 until the first step starts
     let anchors = reals(&[model.x0.clone(), vec![0.0; 2 * n * dim]].concat());
