@@ -55,10 +55,12 @@ struct Params {
     // its level table, two entries per level (MasLevel)
     mas_levels: array<vec4<u32>, 16>,
     // contact between and within bodies (contact_pairs.wgsl, kernels/broad_phase.wgsl):
-    // (collision vertices V, edges, hash slots H (a power of two), 1 when on)
+    // (collision vertices V, edges E, hash slots H (a power of two), faces F (3D))
     contact_counts: vec4<u32>,
-    // offsets in contact_mesh: edges, vertices, node tags, exclusion starts
+    // offsets in contact_mesh: edges, vertices, node tags, vertex exclusion starts
     contact_mesh_at: vec4<u32>,
+    // offsets in contact_mesh: faces, edge rest lengths, edge exclusion starts
+    contact_mesh_at2: vec4<u32>,
     // offsets in contact_grid: cell counts, cell cursors, cell entries, vertex counts
     contact_grid_at: vec4<u32>,
     // offsets in contact_grid: node counts, node cursors

@@ -1,18 +1,24 @@
 // Contact between and within bodies on the GPU (IPC self-contact), per primitive
 // pair: the collision mesh, the pair list the broad phase builds
-// (kernels/broad_phase.wgsl), and per pair its nodes, squared distance, barrier with
-// gradient and PSD-projected Hessian, and additive CCD bound. 2D point–edge pairs so
-// far. CPU twins: src/collision/{pairs,barrier,ccd,psd}.rs,
-// src/backend/cpu/self_contact.rs.
+// (kernels/broad_phase.wgsl), and per pair its nodes, squared distance with the case
+// that realises it, barrier, mollifier and additive CCD bound. 2D point–edge, 3D
+// point–triangle and edge–edge pairs. CPU twins: src/collision/{pairs,barrier,ccd}.rs,
+// src/collision/distance/, src/backend/cpu/self_contact.rs.
 // #import state.wgsl
 // #import energy/barrier.wgsl
 
 // `pairs` (u32): [0] pairs in the list (0 while the broad phase's list overflowed its
 // capacity), [1] pairs the broad phase found; from PAIR_LIST a record of PAIR_WORDS
-// per pair (vertex node, edge index, the edge's two nodes), sorted; then per node the start of its incidence
+// per pair (kind, primitive a, primitive b, the four stacked nodes, the fourth unused
+// in 2D), sorted by kind then primitives; then per node the start of its incidence
 // entries (n + 1); then the entries (pair × 4 + slot), each node's ascending.
 const PAIR_LIST: u32 = 4u;
-const PAIR_WORDS: u32 = 4u;
+const PAIR_WORDS: u32 = 7u;
+// Pair kinds, in the order of collision::PairKind: point–edge [vertex node, edge],
+// point–triangle [vertex node, face], edge–edge [edge, edge] with a < b.
+const KIND_POINT_EDGE: u32 = 0u;
+const KIND_POINT_TRIANGLE: u32 = 1u;
+const KIND_EDGE_EDGE: u32 = 2u;
 // Reals per pair in `pair_terms`: the gradient (up to 12), then the row-major
 // Hessian (up to 12 × 12), both weighted by c h².
 const PAIR_TERMS: u32 = 156u;
@@ -20,6 +26,9 @@ const PAIR_TERMS: u32 = 156u;
 // backend::cpu::self_contact::CCD_KEEP) and the iteration cap of additive CCD.
 const CCD_KEEP: real = 0.1;
 const CCD_MAX_ITERATIONS: u32 = 100000u;
+// sin² of the angle below which two directions count as parallel (twin of
+// collision::distance::NEARLY_PARALLEL_SIN_SQ): no line–line or point–plane case.
+const NEARLY_PARALLEL_SIN_SQ: real = 1e-14;
 
 fn pair_capacity() -> u32 {
     return P.contact_pairs.x;
@@ -51,8 +60,11 @@ fn incidence_entry(e: u32) -> vec2<u32> {
 
 // The collision mesh in `contact_mesh` (u32), regions at P.contact_mesh_at: edges
 // (two nodes each), vertices (a node each), node tags ((body << 1) | 1 where the
-// body collides with itself), per vertex the start of its excluded edges (V + 1),
-// then those edges, each vertex's ascending (mesh neighbours closer than 2 d̂ at rest).
+// body collides with itself), per vertex the start of its excluded edges (2D) or
+// faces (3D) (V + 1), then those, each vertex's ascending; at P.contact_mesh_at2:
+// faces (three nodes each), each edge's squared rest length as two f32 (high and
+// low part), per edge the start of its excluded edges b > a (E + 1), then those.
+// Excluded pairs are mesh neighbours closer than 2 d̂ at rest.
 fn mesh_edge(e: u32) -> vec2<u32> {
     let b = P.contact_mesh_at.x + 2u * e;
     return vec2<u32>(contact_mesh[b], contact_mesh[b + 1u]);
@@ -62,6 +74,17 @@ fn mesh_vertex(v: u32) -> u32 {
     return contact_mesh[P.contact_mesh_at.y + v];
 }
 
+fn mesh_face(f: u32) -> vec3<u32> {
+    let b = P.contact_mesh_at2.x + 3u * f;
+    return vec3<u32>(contact_mesh[b], contact_mesh[b + 1u], contact_mesh[b + 2u]);
+}
+
+// Squared rest length of edge e (m²), to about 2⁻⁴⁸ relative.
+fn edge_rest_length_sq(e: u32) -> real {
+    let b = P.contact_mesh_at2.y + 2u * e;
+    return real(bitcast<f32>(contact_mesh[b])) + real(bitcast<f32>(contact_mesh[b + 1u]));
+}
+
 // Whether primitives of the bodies of nodes a and b may collide.
 fn bodies_may_collide(a: u32, b: u32) -> bool {
     let ta = contact_mesh[P.contact_mesh_at.z + a];
@@ -69,29 +92,61 @@ fn bodies_may_collide(a: u32, b: u32) -> bool {
     return (ta >> 1u) != (tb >> 1u) || (ta & 1u) == 1u;
 }
 
-// Whether the pair (vertex slot v, edge e) is excluded for good.
-fn pair_excluded(v: u32, e: u32) -> bool {
-    let starts = P.contact_mesh_at.w;
-    var lo = contact_mesh[starts + v];
-    var hi = contact_mesh[starts + v + 1u];
-    let list = starts + P.contact_counts.x + 1u;
+// Whether target b is in query q's exclusion list, the lists of `count` queries
+// starting at `starts`.
+fn excluded_in(starts: u32, count: u32, q: u32, b: u32) -> bool {
+    var lo = contact_mesh[starts + q];
+    var hi = contact_mesh[starts + q + 1u];
+    let list = starts + count + 1u;
     while (lo < hi) {
         let mid = (lo + hi) / 2u;
         let m = contact_mesh[list + mid];
-        if (m == e) { return true; }
-        if (m < e) { lo = mid + 1u; } else { hi = mid; }
+        if (m == b) { return true; }
+        if (m < b) { lo = mid + 1u; } else { hi = mid; }
     }
     return false;
 }
 
-// The nodes of pair t in stacked order (point, edge ends; the fourth unused in 2D).
-fn pair_nodes(t: u32) -> vec4<u32> {
-    let b = PAIR_LIST + PAIR_WORDS * t;
-    return vec4<u32>(pairs[b], pairs[b + 2u], pairs[b + 3u], 0u);
+// Whether the pair (vertex slot v, edge or face b) is excluded for good.
+fn vertex_pair_excluded(v: u32, b: u32) -> bool {
+    return excluded_in(P.contact_mesh_at.w, P.contact_counts.x, v, b);
 }
 
-// Nodes of a pair (3 for point–edge).
-const PAIR_NODES: u32 = 3u;
+// Whether the edge–edge pair (a, b), a < b, is excluded for good.
+fn edge_pair_excluded(a: u32, b: u32) -> bool {
+    return excluded_in(P.contact_mesh_at2.z, P.contact_counts.y, a, b);
+}
+
+// Record word w of pair t.
+fn pair_word(t: u32, w: u32) -> u32 {
+    return pairs[PAIR_LIST + PAIR_WORDS * t + w];
+}
+
+fn pair_kind(t: u32) -> u32 {
+    return pair_word(t, 0u);
+}
+
+// The two primitives of pair t.
+fn pair_prims(t: u32) -> vec2<u32> {
+    return vec2<u32>(pair_word(t, 1u), pair_word(t, 2u));
+}
+
+// The nodes of pair t in stacked order: point–edge (point, edge ends, unused),
+// point–triangle (point, face corners), edge–edge (edge a's ends, edge b's ends).
+fn pair_nodes(t: u32) -> vec4<u32> {
+    let b = PAIR_LIST + PAIR_WORDS * t;
+    return vec4<u32>(pairs[b + 3u], pairs[b + 4u], pairs[b + 5u], pairs[b + 6u]);
+}
+
+// Nodes of a pair: 3 (point–edge) in 2D, 4 (point–triangle, edge–edge) in 3D.
+fn pair_node_count() -> u32 {
+    return select(3u, 4u, P.dim == 3u);
+}
+
+// Nodes on the first side of a pair: the point, or edge a's two ends.
+fn first_side_nodes(kind: u32) -> u32 {
+    return select(1u, 2u, kind == KIND_EDGE_EDGE);
+}
 
 // Stacked coordinates of a pair's nodes.
 struct Stacked {
@@ -100,7 +155,7 @@ struct Stacked {
 
 fn stacked_at(nodes: vec4<u32>, alpha: real) -> Stacked {
     var o: Stacked;
-    for (var l = 0u; l < PAIR_NODES; l++) {
+    for (var l = 0u; l < pair_node_count(); l++) {
         o.s[l] = load_x(nodes[l]) + alpha * load_p(nodes[l]);
     }
     return o;
@@ -108,7 +163,7 @@ fn stacked_at(nodes: vec4<u32>, alpha: real) -> Stacked {
 
 fn stacked_x(nodes: vec4<u32>) -> Stacked {
     var o: Stacked;
-    for (var l = 0u; l < PAIR_NODES; l++) {
+    for (var l = 0u; l < pair_node_count(); l++) {
         o.s[l] = load_x(nodes[l]);
     }
     return o;
@@ -123,62 +178,211 @@ fn point_edge_parameter(p: vec3<real>, e0: vec3<real>, e1: vec3<real>) -> real {
     return 0.0;
 }
 
-// |a × b|² with the 2D cross product a_x b_y − a_y b_x where z = 0.
+// |a × b|² (the 2D cross product a_x b_y − a_y b_x where z = 0).
 fn cross_sq(a: vec3<real>, b: vec3<real>) -> real {
     let c = cross(a, b);
     return dot(c, c);
 }
 
-// Squared point–edge distance (m²), the case chosen by the projection's parameter.
-fn point_edge_distance_sq(p: vec3<real>, e0: vec3<real>, e1: vec3<real>) -> real {
-    let t = point_edge_parameter(p, e0, e1);
-    if (t <= 0.0) { return dot(p - e0, p - e0); }
-    if (t >= 1.0) { return dot(p - e1, p - e1); }
-    let e = e1 - e0;
-    return cross_sq(e0 - p, e1 - p) / dot(e, e);
+// The unit vector of stacked slot l.
+fn slot_unit(l: u32) -> vec4<real> {
+    return vec4<real>(
+        select(real(0.0), 1.0, l == 0u),
+        select(real(0.0), 1.0, l == 1u),
+        select(real(0.0), 1.0, l == 2u),
+        select(real(0.0), 1.0, l == 3u),
+    );
 }
 
-fn stacked_distance_sq(st: Stacked) -> real {
-    return point_edge_distance_sq(st.s[0], st.s[1], st.s[2]);
+// The case of a pair's distance as its closest points give it: the squared distance
+// (m²) by the case's formula (point–point, point–line, point–plane, line–line), and
+// the closest points' difference v = Σ_l β_l s_l with β affine in `free` (0 to 2)
+// parameters λ of the closest points, ∂β/∂λ_j = dbeta[j].
+struct Closest {
+    dsq: real,
+    beta: vec4<real>,
+    dbeta0: vec4<real>,
+    dbeta1: vec4<real>,
+    free: u32,
 }
 
-// The contact weight of a pair (m in 2D): the point's.
-fn pair_weight(n: vec4<u32>) -> real {
+// Point–point, slots a and b.
+fn closest_point_point(st: Stacked, a: u32, b: u32) -> Closest {
+    var o: Closest;
+    let d = st.s[a] - st.s[b];
+    o.dsq = dot(d, d);
+    o.beta = slot_unit(a) - slot_unit(b);
+    o.free = 0u;
+    return o;
+}
+
+// Point slot p against the edge of slots a–b, the case chosen by the projection's
+// parameter (twin of distance::point_edge's case selection).
+fn closest_point_edge(st: Stacked, p: u32, a: u32, b: u32) -> Closest {
+    let t = point_edge_parameter(st.s[p], st.s[a], st.s[b]);
+    if (t <= 0.0) { return closest_point_point(st, p, a); }
+    if (t >= 1.0) { return closest_point_point(st, p, b); }
+    var o: Closest;
+    let e = st.s[b] - st.s[a];
+    o.dsq = cross_sq(st.s[a] - st.s[p], st.s[b] - st.s[p]) / dot(e, e);
+    o.beta = slot_unit(p) - (1.0 - t) * slot_unit(a) - t * slot_unit(b);
+    o.dbeta0 = slot_unit(a) - slot_unit(b);
+    o.free = 1u;
+    return o;
+}
+
+// The nearer of two cases (the first on a tie, as the CPU's strict comparison).
+fn nearer(best: Closest, c: Closest) -> Closest {
+    if (c.dsq < best.dsq) { return c; }
+    return best;
+}
+
+// Point–triangle [p, t0, t1, t2]: the interior where the projection falls strictly
+// inside a non-degenerate triangle, else the nearest of the three edges (twin of
+// distance::point_triangle's classify).
+fn closest_point_triangle(st: Stacked) -> Closest {
+    let p = st.s[0];
+    let t0 = st.s[1];
+    let t1 = st.s[2];
+    let t2 = st.s[3];
+    let e1 = t1 - t0;
+    let e2 = t2 - t0;
+    let n = cross(e1, e2);
+    let nn = dot(n, n);
+    if (nn > NEARLY_PARALLEL_SIN_SQ * dot(e1, e1) * dot(e2, e2)) {
+        let w0 = dot(cross(t1 - p, t2 - p), n);
+        let w1 = dot(cross(t2 - p, t0 - p), n);
+        let w2 = dot(cross(t0 - p, t1 - p), n);
+        if (w0 > 0.0 && w1 > 0.0 && w2 > 0.0) {
+            var o: Closest;
+            let qn = dot(p - t0, n);
+            o.dsq = qn * qn / nn;
+            o.beta = slot_unit(0u) - (w0 / nn) * slot_unit(1u) - (w1 / nn) * slot_unit(2u) - (w2 / nn) * slot_unit(3u);
+            // λ = the barycentrics of t1 and t2, t0's being 1 − λ0 − λ1
+            o.dbeta0 = slot_unit(1u) - slot_unit(2u);
+            o.dbeta1 = slot_unit(1u) - slot_unit(3u);
+            o.free = 2u;
+            return o;
+        }
+    }
+    var best = closest_point_edge(st, 0u, 1u, 2u);
+    best = nearer(best, closest_point_edge(st, 0u, 2u, 3u));
+    return nearer(best, closest_point_edge(st, 0u, 3u, 1u));
+}
+
+// Edge–edge [ea0, ea1, eb0, eb1]: line–line where both closest points of the lines
+// are strictly inside not nearly parallel edges, else the nearest of the four
+// point–edge sub-pairs (twin of distance::edge_edge's classify).
+fn closest_edge_edge(st: Stacked) -> Closest {
+    let u = st.s[1] - st.s[0];
+    let v = st.s[3] - st.s[2];
+    let n = cross(u, v);
+    let nn = dot(n, n);
+    if (nn > NEARLY_PARALLEL_SIN_SQ * dot(u, u) * dot(v, v)) {
+        let r = st.s[2] - st.s[0];
+        let s = dot(cross(r, v), n) / nn;
+        let t = dot(cross(r, u), n) / nn;
+        if (s > 0.0 && s < 1.0 && t > 0.0 && t < 1.0) {
+            var o: Closest;
+            let wn = dot(st.s[0] - st.s[2], n);
+            o.dsq = wn * wn / nn;
+            o.beta = (1.0 - s) * slot_unit(0u) + s * slot_unit(1u) - (1.0 - t) * slot_unit(2u) - t * slot_unit(3u);
+            o.dbeta0 = slot_unit(1u) - slot_unit(0u);
+            o.dbeta1 = slot_unit(2u) - slot_unit(3u);
+            o.free = 2u;
+            return o;
+        }
+    }
+    var best = closest_point_edge(st, 0u, 2u, 3u);
+    best = nearer(best, closest_point_edge(st, 1u, 2u, 3u));
+    best = nearer(best, closest_point_edge(st, 2u, 0u, 1u));
+    return nearer(best, closest_point_edge(st, 3u, 0u, 1u));
+}
+
+fn pair_closest(kind: u32, st: Stacked) -> Closest {
+    if (kind == KIND_POINT_TRIANGLE) { return closest_point_triangle(st); }
+    if (kind == KIND_EDGE_EDGE) { return closest_edge_edge(st); }
+    return closest_point_edge(st, 0u, 1u, 2u);
+}
+
+// Squared distance (m²) of a pair from its stacked coordinates.
+fn stacked_distance_sq(kind: u32, st: Stacked) -> real {
+    return pair_closest(kind, st).dsq;
+}
+
+// The edge–edge mollifier's threshold ε× (m⁴) of pair t: 1e-3 times the product of
+// its edges' squared rest lengths (twin of CollisionMesh::mollifier_threshold).
+fn mollifier_threshold(t: u32) -> real {
+    let ab = pair_prims(t);
+    return 1e-3 * edge_rest_length_sq(ab.x) * edge_rest_length_sq(ab.y);
+}
+
+// c = |(ea1 − ea0) × (eb1 − eb0)|² (m⁴) of an edge–edge pair.
+fn edge_cross_sq(st: Stacked) -> real {
+    return cross_sq(st.s[1] - st.s[0], st.s[3] - st.s[2]);
+}
+
+// The mollifier (−c/ε + 2) c/ε below ε, else 1 (twin of distance::mollifier_of).
+fn mollifier_of(c: real, eps: real) -> real {
+    if (c < eps) {
+        let q = c / eps;
+        return (-q + 2.0) * q;
+    }
+    return 1.0;
+}
+
+// The mollifier of pair t at st: 1 but for edge–edge pairs.
+fn pair_mollifier(t: u32, kind: u32, st: Stacked) -> real {
+    if (kind != KIND_EDGE_EDGE) { return 1.0; }
+    return mollifier_of(edge_cross_sq(st), mollifier_threshold(t));
+}
+
+// The contact weight of a pair (m in 2D, m² in 3D): the point's, or for edge–edge
+// pairs the mean of the four nodes' (twin of collision::barrier::pair_weight).
+fn pair_weight(kind: u32, n: vec4<u32>) -> real {
+    if (kind == KIND_EDGE_EDGE) {
+        return 0.25 * (nodes[n.x].area + nodes[n.y].area + nodes[n.z].area + nodes[n.w].area);
+    }
     return nodes[n.x].area;
 }
 
-// The barrier energy (J, without c h²) of a pair at squared distance dsq; BIG at d ≤ 0.
+// The barrier energy (J, without c h²) of a pair at squared distance dsq, before the
+// mollifier; BIG at d ≤ 0.
 fn pair_barrier_value(area: real, dsq: real) -> real {
     if (dsq >= P.dhat * P.dhat) { return 0.0; }
     return barrier_value(P.barrier_kind, P.kappa, P.dhat, area, sqrt(max(dsq, 0.0)));
 }
 
-// l_p (m): the largest node displacement on the point's side plus the largest on the
-// edge's, after taking out the pair's mean displacement. Twin of
+// l_p (m): the largest node displacement on the first side plus the largest on the
+// other, after taking out the pair's mean displacement. Twin of
 // collision::ccd::displacement_bound.
-fn displacement_bound(q: Stacked) -> real {
+fn displacement_bound(kind: u32, q: Stacked) -> real {
+    let k = pair_node_count();
     var mean = vec3<real>(0.0);
-    for (var l = 0u; l < PAIR_NODES; l++) { mean += q.s[l]; }
-    mean = mean / real(PAIR_NODES);
-    var side = vec2<real>(0.0);
-    for (var l = 0u; l < PAIR_NODES; l++) {
+    for (var l = 0u; l < k; l++) { mean += q.s[l]; }
+    mean = mean / real(k);
+    var side0: real = 0.0;
+    var side1: real = 0.0;
+    let split = first_side_nodes(kind);
+    for (var l = 0u; l < k; l++) {
         let u = q.s[l] - mean;
-        let k = select(1u, 0u, l == 0u);
-        side[k] = max(side[k], dot(u, u));
+        if (l < split) { side0 = max(side0, dot(u, u)); } else { side1 = max(side1, dot(u, u)); }
     }
-    return sqrt(side.x) + sqrt(side.y);
+    return sqrt(side0) + sqrt(side1);
 }
 
-// Additive CCD (twin of collision::ccd::additive_ccd with ξ = 0, keep = CCD_KEEP,
-// t_max = 1): the largest t ∈ [0, 1] such that the pair moving from x to x + t p
-// keeps at least CCD_KEEP of its gap.
-fn pair_ccd(nodes: vec4<u32>) -> real {
+// Additive CCD of pair t (twin of collision::ccd::additive_ccd with ξ = 0, keep =
+// CCD_KEEP, t_max = 1): the largest t ∈ [0, 1] such that the pair moving from x to
+// x + t p keeps at least CCD_KEEP of its gap.
+fn pair_ccd(pair: u32) -> real {
+    let kind = pair_kind(pair);
+    let nodes = pair_nodes(pair);
     let x0 = stacked_x(nodes);
     var q: Stacked;
-    for (var l = 0u; l < PAIR_NODES; l++) { q.s[l] = load_p(nodes[l]); }
-    let d0_sq = stacked_distance_sq(x0);
+    for (var l = 0u; l < pair_node_count(); l++) { q.s[l] = load_p(nodes[l]); }
+    let d0_sq = stacked_distance_sq(kind, x0);
     if (d0_sq <= 0.0) { return 0.0; }
-    let lp = displacement_bound(q);
+    let lp = displacement_bound(kind, q);
     if (lp == 0.0) { return 1.0; }
     let goal = CCD_KEEP * (d0_sq / sqrt(d0_sq));
     var t: real = 0.0;
@@ -191,8 +395,8 @@ fn pair_ccd(nodes: vec4<u32>) -> real {
         if (at_end) { t_next = 1.0; }
         if (!(t_next > t)) { return t; }
         var y: Stacked;
-        for (var l = 0u; l < PAIR_NODES; l++) { y.s[l] = x0.s[l] + t_next * q.s[l]; }
-        let dsq = stacked_distance_sq(y);
+        for (var l = 0u; l < pair_node_count(); l++) { y.s[l] = x0.s[l] + t_next * q.s[l]; }
+        let dsq = stacked_distance_sq(kind, y);
         let new_gap = dsq / sqrt(dsq);
         let passed = select(new_gap >= goal, new_gap > 0.0, first);
         if (!passed) { return t; }

@@ -9,7 +9,7 @@ fn pair_terms_at(t: u32) -> u32 {
 // The 3 × 3 block (l, m) of pair t's Hessian (zero third row and column in 2D),
 // built without indexing a vector by a variable.
 fn pair_block(t: u32, l: u32, m: u32) -> mat3x3<real> {
-    let k = PAIR_NODES * P.dim;
+    let k = pair_node_count() * P.dim;
     let at = pair_terms_at(t) + 12u + l * P.dim * k + m * P.dim;
     let three = P.dim == 3u;
     let r0 = vec3<real>(pair_terms[at], pair_terms[at + 1u], select(real(0.0), pair_terms[at + 2u], three));
@@ -42,7 +42,7 @@ fn pair_couplings(i: u32) -> vec3<real> {
         let t = te.x;
         let l = te.y;
         let n = pair_nodes(t);
-        for (var m = 0u; m < PAIR_NODES; m++) {
+        for (var m = 0u; m < pair_node_count(); m++) {
             if (m != l) { y += pair_block(t, l, m) * load_d(pair_node(n, m)); }
         }
     }

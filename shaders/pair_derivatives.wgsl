@@ -4,56 +4,79 @@
 // contact_pairs.wgsl because its 12 × 12 private arrays make every kernel whose
 // module holds them costlier to launch on some drivers (lavapipe); only
 // kernels/pair_assemble.wgsl imports it.
-// #import contact_pairs.wgsl
+// #import pair_blocks.wgsl
 
 // The squared distance's gradient (per node) and Hessian (dimensionless, 3 × 3
-// blocks, row-major over nodes) in the case the projection picks. By the envelope
-// theorem d² = |v|², v = Σ β_l s_l with the closest point's coefficients β; in the
-// interior case (t free) the Hessian is 2 (β βᵀ ⊗ I) − F F ᵀ / (2 |e|²), with
-// F_l = 2 β_l ∂v/∂t + 2 (∂β_l/∂t) v the mixed derivatives of |v|² in (s_l, t).
+// blocks, row-major over nodes) in the case the selection picks, from its closest
+// points. By the envelope theorem d² = |v|² with v = Σ β_l s_l at the closest
+// points' parameters λ (0 to 2 of them), so ∇_l d² = 2 β_l v and
+// ∇²d² = 2 (β βᵀ ⊗ I) − F G⁻¹ Fᵀ, with G = 2 JᵀJ (J_j = ∂v/∂λ_j) the parameters'
+// Hessian and F_(l,a),j = 2 (∂β_l/∂λ_j) v_a + 2 β_l J_ja the mixed derivatives
+// (the implicit function theorem on ∂|v|²/∂λ = 0). It equals the Hessian of the
+// case's formula (point–point, point–line, point–plane, line–line), which the CPU
+// differentiates by AD.
 struct DistanceDerivatives {
     value: real,
-    grad: array<vec3<real>, 4>,
+    grad: array<real, 12>,
     hess: array<real, 144>,
 }
 
-fn point_edge_derivatives(st: Stacked) -> DistanceDerivatives {
+// Component a of v, without indexing a vector by a variable (which some drivers,
+// lavapipe among them, get wrong in these large kernels).
+fn comp(v: vec3<real>, a: u32) -> real {
+    return select(select(v.x, v.y, a == 1u), v.z, a == 2u);
+}
+
+fn closest_derivatives(st: Stacked, c: Closest) -> DistanceDerivatives {
     var o: DistanceDerivatives;
-    let p = st.s[0];
-    let e0 = st.s[1];
-    let e1 = st.s[2];
-    let e = e1 - e0;
-    var t = point_edge_parameter(p, e0, e1);
-    var interior = true;
-    if (t <= 0.0) {
-        t = 0.0;
-        interior = false;
-    } else if (t >= 1.0) {
-        t = 1.0;
-        interior = false;
+    let k = pair_node_count();
+    let n = k * P.dim;
+    let beta = array<real, 4>(c.beta.x, c.beta.y, c.beta.z, c.beta.w);
+    let db0 = array<real, 4>(c.dbeta0.x, c.dbeta0.y, c.dbeta0.z, c.dbeta0.w);
+    let db1 = array<real, 4>(c.dbeta1.x, c.dbeta1.y, c.dbeta1.z, c.dbeta1.w);
+    var v = vec3<real>(0.0);
+    var j0 = vec3<real>(0.0);
+    var j1 = vec3<real>(0.0);
+    for (var l = 0u; l < k; l++) {
+        v += beta[l] * st.s[l];
+        j0 += db0[l] * st.s[l];
+        j1 += db1[l] * st.s[l];
     }
-    let beta = vec3<real>(1.0, -(1.0 - t), -t);
-    let v = p - e0 - t * e;
-    o.value = point_edge_distance_sq(p, e0, e1);
-    // F_l (interior only): ∂v/∂t = −e, ∂β/∂t = (0, 1, −1).
-    var f: array<vec3<real>, 3>;
-    f[0] = -2.0 * e;
-    f[1] = 2.0 * (1.0 - t) * e + 2.0 * v;
-    f[2] = 2.0 * t * e - 2.0 * v;
-    let ee = dot(e, e);
-    let n = 3u * P.dim;
-    for (var l = 0u; l < 3u; l++) {
-        o.grad[l] = 2.0 * beta[l] * v;
-        for (var k = 0u; k < 3u; k++) {
-            for (var a = 0u; a < P.dim; a++) {
-                for (var b = 0u; b < P.dim; b++) {
-                    var h = select(real(0.0), 2.0 * beta[l] * beta[k], a == b);
-                    if (interior && ee > 0.0) {
-                        h -= f[l][a] * f[k][b] / (2.0 * ee);
-                    }
-                    o.hess[(l * P.dim + a) * n + k * P.dim + b] = h;
-                }
-            }
+    // G⁻¹ of the free parameters (zero where there are none)
+    var g00: real = 0.0;
+    var g01: real = 0.0;
+    var g11: real = 0.0;
+    if (c.free == 1u) {
+        g00 = 1.0 / (2.0 * dot(j0, j0));
+    } else if (c.free == 2u) {
+        let a = 2.0 * dot(j0, j0);
+        let b = 2.0 * dot(j0, j1);
+        let d = 2.0 * dot(j1, j1);
+        let det = a * d - b * b;
+        g00 = d / det;
+        g01 = -b / det;
+        g11 = a / det;
+    }
+    o.value = c.dsq;
+    // F per stacked coordinate, the two parameters' columns
+    var f0: array<real, 12>;
+    var f1: array<real, 12>;
+    for (var l = 0u; l < k; l++) {
+        let gl = 2.0 * beta[l] * v;
+        let a0 = 2.0 * db0[l] * v + 2.0 * beta[l] * j0;
+        let a1 = 2.0 * db1[l] * v + 2.0 * beta[l] * j1;
+        for (var a = 0u; a < P.dim; a++) {
+            o.grad[l * P.dim + a] = comp(gl, a);
+            f0[l * P.dim + a] = comp(a0, a);
+            f1[l * P.dim + a] = comp(a1, a);
+        }
+    }
+    for (var r = 0u; r < n; r++) {
+        for (var col = r; col < n; col++) {
+            var h = select(real(0.0), 2.0 * beta[r / P.dim] * beta[col / P.dim], r % P.dim == col % P.dim);
+            h -= f0[r] * (g00 * f0[col] + g01 * f1[col]) + f1[r] * (g01 * f0[col] + g11 * f1[col]);
+            o.hess[r * n + col] = h;
+            o.hess[col * n + r] = h;
         }
     }
     return o;
@@ -69,65 +92,97 @@ fn barrier_second(area: real, dist: real) -> real {
     return -P.kappa * area * (2.0 * real_log(dist / P.dhat) + 3.0 - 2.0 * r - r * r);
 }
 
-// Symmetric eigen-decomposition of the leading n × n block of `a` (row-major, stride
-// n) by cyclic Jacobi rotations, then the negative eigenvalues clamped to 0: the
-// nearest PSD matrix. A matrix without a negative eigenvalue is left as it is.
-// Twin of collision::psd::project_psd.
+// One Jacobi rotation of the leading n × n block of `a` in the plane (p, q) that
+// zeroes a_pq (exactly), accumulated into the columns of `v`; an a_pq negligible
+// against both diagonal entries is dropped without rotating. Twin of
+// collision::psd's rotate.
+fn jacobi_rotate(a: ptr<function, array<real, 144>>, v: ptr<function, array<real, 144>>, n: u32, p: u32, q: u32) {
+    let apq = (*a)[p * n + q];
+    let app = (*a)[p * n + p];
+    let aqq = (*a)[q * n + q];
+    let g = 100.0 * abs(apq);
+    if (abs(app) + g == abs(app) && abs(aqq) + g == abs(aqq)) {
+        (*a)[p * n + q] = 0.0;
+        (*a)[q * n + p] = 0.0;
+        return;
+    }
+    let theta = (aqq - app) / (2.0 * apq);
+    var t = 0.5 / theta;
+    if (abs(theta) <= 1e15) {
+        t = select(real(-1.0), 1.0, theta >= 0.0) / (abs(theta) + sqrt(theta * theta + 1.0));
+    }
+    let c = 1.0 / sqrt(t * t + 1.0);
+    let s = t * c;
+    (*a)[p * n + p] = app - t * apq;
+    (*a)[q * n + q] = aqq + t * apq;
+    (*a)[p * n + q] = 0.0;
+    (*a)[q * n + p] = 0.0;
+    for (var r = 0u; r < n; r++) {
+        if (r != p && r != q) {
+            let arp = (*a)[r * n + p];
+            let arq = (*a)[r * n + q];
+            let new_rp = c * arp - s * arq;
+            let new_rq = s * arp + c * arq;
+            (*a)[r * n + p] = new_rp;
+            (*a)[p * n + r] = new_rp;
+            (*a)[r * n + q] = new_rq;
+            (*a)[q * n + r] = new_rq;
+        }
+        let vrp = (*v)[r * n + p];
+        let vrq = (*v)[r * n + q];
+        (*v)[r * n + p] = c * vrp - s * vrq;
+        (*v)[r * n + q] = s * vrp + c * vrq;
+    }
+}
+
+// The nearest PSD matrix to the symmetric leading n × n block of `a` (row-major,
+// stride n): its eigen-decomposition by cyclic Jacobi rotations (the first three
+// sweeps skip entries below a fifth of the mean off-diagonal size; the sweeps stop
+// once the off-diagonal part is below ε² of the norm), then the negative eigenvalues
+// clamped to 0. The rotations work on `a` in place: with a copy (one 12 × 12 array
+// more of private memory) and rotations that left rounding residues to rotate
+// again, lavapipe returned zero blocks for whole SIMD groups of 3D pairs. A matrix
+// without a negative eigenvalue comes back rebuilt from its decomposition, equal to
+// rounding (the CPU returns it unchanged). Twin of collision::psd::project_psd.
 fn project_psd(a: ptr<function, array<real, 144>>, n: u32) {
-    var m = *a;
     var v: array<real, 144>;
     for (var i = 0u; i < n * n; i++) { v[i] = 0.0; }
     for (var i = 0u; i < n; i++) { v[i * n + i] = 1.0; }
     var scale: real = 0.0;
-    for (var i = 0u; i < n * n; i++) { scale += m[i] * m[i]; }
+    for (var i = 0u; i < n * n; i++) { scale += (*a)[i] * (*a)[i]; }
     if (scale == 0.0) { return; }
     for (var sweep = 0u; sweep < 60u; sweep++) {
         var off: real = 0.0;
-        for (var p = 0u; p < n; p++) {
-            for (var q = p + 1u; q < n; q++) { off += m[p * n + q] * m[p * n + q]; }
-        }
-        if (off <= REAL_EPSILON * REAL_EPSILON * 1e-4 * scale) { break; }
+        var sum_abs: real = 0.0;
         for (var p = 0u; p < n; p++) {
             for (var q = p + 1u; q < n; q++) {
-                let apq = m[p * n + q];
-                if (apq == 0.0) { continue; }
-                let theta = (m[q * n + q] - m[p * n + p]) / (2.0 * apq);
-                var t = 1.0 / (abs(theta) + sqrt(theta * theta + 1.0));
-                if (theta < 0.0) { t = -t; }
-                let c = 1.0 / sqrt(t * t + 1.0);
-                let s = t * c;
-                for (var k = 0u; k < n; k++) {
-                    let mkp = m[k * n + p];
-                    let mkq = m[k * n + q];
-                    m[k * n + p] = c * mkp - s * mkq;
-                    m[k * n + q] = s * mkp + c * mkq;
-                }
-                for (var k = 0u; k < n; k++) {
-                    let mpk = m[p * n + k];
-                    let mqk = m[q * n + k];
-                    m[p * n + k] = c * mpk - s * mqk;
-                    m[q * n + k] = s * mpk + c * mqk;
-                }
-                for (var k = 0u; k < n; k++) {
-                    let vkp = v[k * n + p];
-                    let vkq = v[k * n + q];
-                    v[k * n + p] = c * vkp - s * vkq;
-                    v[k * n + q] = s * vkp + c * vkq;
+                off += (*a)[p * n + q] * (*a)[p * n + q];
+                sum_abs += abs((*a)[p * n + q]);
+            }
+        }
+        if (off == 0.0 || off <= 0.2 * REAL_EPSILON * REAL_EPSILON * scale || off != off) { break; }
+        var skip_below: real = 0.0;
+        if (sweep < 3u) { skip_below = 0.2 * sum_abs / real(n * n); }
+        for (var p = 0u; p < n; p++) {
+            for (var q = p + 1u; q < n; q++) {
+                if (abs((*a)[p * n + q]) >= skip_below && (*a)[p * n + q] != 0.0) {
+                    jacobi_rotate(a, &v, n, p, q);
                 }
             }
         }
     }
+    var lam: array<real, 12>;
     var negative = false;
     for (var k = 0u; k < n; k++) {
-        if (m[k * n + k] < 0.0) { negative = true; }
+        lam[k] = (*a)[k * n + k];
+        if (lam[k] < 0.0) { negative = true; }
     }
-    if (!negative) { return; }
     for (var r = 0u; r < n; r++) {
         for (var c = r; c < n; c++) {
             var s: real = 0.0;
             for (var k = 0u; k < n; k++) {
-                let l = m[k * n + k];
-                if (l > 0.0) { s += l * v[r * n + k] * v[c * n + k]; }
+                let l = lam[k];
+                if (l > 0.0 || !negative) { s += l * v[r * n + k] * v[c * n + k]; }
             }
             (*a)[r * n + c] = s;
             (*a)[c * n + r] = s;
@@ -135,31 +190,53 @@ fn project_psd(a: ptr<function, array<real, 144>>, n: u32) {
     }
 }
 
-// One pair's barrier terms, weighted by c h²: gradient (N·s², per node) and
-// PSD-projected Hessian (kg, row-major over the stacked coordinates); active where
-// 0 < d < d̂. Twin of collision::barrier::pair_barrier.
-struct PairBarrier {
-    is_active: bool,
-    grad: array<vec3<real>, 4>,
-    hess: array<real, 144>,
+// The Hessian entry (r, c) of the mollifier's argument c = |u × v|², u = s1 − s0,
+// v = s3 − s2, over the stacked coordinates of an edge–edge pair (3D).
+fn cross_sq_hessian(u: vec3<real>, v: vec3<real>, r: u32, c: u32) -> real {
+    let lr = r / 3u;
+    let lc = c / 3u;
+    let a = r % 3u;
+    let b = c % 3u;
+    let sr = select(real(-1.0), 1.0, lr == 1u || lr == 3u);
+    let sc = select(real(-1.0), 1.0, lc == 1u || lc == 3u);
+    let delta = select(real(0.0), 1.0, a == b);
+    var h: real;
+    if (lr < 2u && lc < 2u) {
+        h = 2.0 * dot(v, v) * delta - 2.0 * comp(v, a) * comp(v, b);
+    } else if (lr >= 2u && lc >= 2u) {
+        h = 2.0 * dot(u, u) * delta - 2.0 * comp(u, a) * comp(u, b);
+    } else if (lr < 2u) {
+        h = 4.0 * comp(u, a) * comp(v, b) - 2.0 * comp(v, a) * comp(u, b) - 2.0 * dot(u, v) * delta;
+    } else {
+        h = 4.0 * comp(u, b) * comp(v, a) - 2.0 * comp(v, b) * comp(u, a) - 2.0 * dot(u, v) * delta;
+    }
+    return sr * sc * h;
 }
 
-fn pair_barrier_terms(nodes: vec4<u32>, st: Stacked) -> PairBarrier {
-    var o: PairBarrier;
-    o.is_active = false;
-    let dsq = stacked_distance_sq(st);
-    if (dsq >= P.dhat * P.dhat || dsq <= 0.0) { return o; }
-    o.is_active = true;
-    let ds = point_edge_derivatives(st);
-    let area = pair_weight(nodes);
+// Stores pair t's barrier terms at st in pair_terms, weighted by c h²: the gradient
+// (N·s², stacked over the nodes) and the PSD-projected Hessian (kg, row-major over
+// the stacked coordinates); zeros where the pair is not active (0 < d < d̂).
+// Edge–edge pairs are multiplied by the mollifier m (E = m b, with
+// ∇²E = b ∇²m + ∇m ∇bᵀ + ∇b ∇mᵀ + m ∇²b) before the projection. Written straight
+// into the buffer, flat: returning them as a struct of vectors lost entries on
+// lavapipe. Twin of collision::barrier::pair_barrier.
+fn store_pair_terms(pair: u32, st: Stacked) {
+    let kind = pair_kind(pair);
+    let closest = pair_closest(kind, st);
+    let dsq = closest.dsq;
+    let k = pair_node_count();
+    let n = k * P.dim;
+    let base = pair_terms_at(pair);
+    if (dsq >= P.dhat * P.dhat || dsq <= 0.0) {
+        for (var i = 0u; i < n + n * n; i++) { pair_terms[base + select(i, i - n + 12u, i >= n)] = 0.0; }
+        return;
+    }
+    let ds = closest_derivatives(st, closest);
+    let area = pair_weight(kind, pair_nodes(pair));
     let dist = sqrt(ds.value);
     let b1 = barrier_gradient(P.barrier_kind, P.kappa, P.dhat, area, dist);
     let b2 = barrier_second(area, dist);
-    let n = PAIR_NODES * P.dim;
-    var g: array<real, 12>;
-    for (var l = 0u; l < PAIR_NODES; l++) {
-        for (var a = 0u; a < P.dim; a++) { g[l * P.dim + a] = ds.grad[l][a]; }
-    }
+    var g = ds.grad;
     var h: array<real, 144>;
     for (var r = 0u; r < n; r++) {
         for (var c = r; c < n; c++) {
@@ -169,12 +246,36 @@ fn pair_barrier_terms(nodes: vec4<u32>, st: Stacked) -> PairBarrier {
             h[c * n + r] = val;
         }
     }
-    project_psd(&h, n);
-    let w = P.potential_weight;
-    for (var l = 0u; l < PAIR_NODES; l++) {
-        o.grad[l] = w * b1 * ds.grad[l] / (2.0 * dist);
+    // g becomes the barrier's gradient
+    for (var r = 0u; r < n; r++) { g[r] = b1 * g[r] / (2.0 * dist); }
+    if (kind == KIND_EDGE_EDGE) {
+        let u = st.s[1] - st.s[0];
+        let v = st.s[3] - st.s[2];
+        let cr = cross(u, v);
+        let c = dot(cr, cr);
+        let eps = mollifier_threshold(pair);
+        if (c < eps) {
+            let b = barrier_value(P.barrier_kind, P.kappa, P.dhat, area, dist);
+            let m = mollifier_of(c, eps);
+            let dm = 2.0 / eps - 2.0 * c / (eps * eps);
+            let d2m = -2.0 / (eps * eps);
+            // ∇c per node: −∂c/∂u, ∂c/∂u, −∂c/∂v, ∂c/∂v
+            let cu = 2.0 * dot(v, v) * u - 2.0 * dot(u, v) * v;
+            let cv = 2.0 * dot(u, u) * v - 2.0 * dot(u, v) * u;
+            let gc = array<real, 12>(-cu.x, -cu.y, -cu.z, cu.x, cu.y, cu.z, -cv.x, -cv.y, -cv.z, cv.x, cv.y, cv.z);
+            for (var r = 0u; r < 12u; r++) {
+                for (var col = r; col < 12u; col++) {
+                    let hm = d2m * gc[r] * gc[col] + dm * cross_sq_hessian(u, v, r, col);
+                    let val = b * hm + dm * gc[r] * g[col] + g[r] * dm * gc[col] + m * h[r * 12u + col];
+                    h[r * 12u + col] = val;
+                    h[col * 12u + r] = val;
+                }
+            }
+            for (var r = 0u; r < 12u; r++) { g[r] = b * dm * gc[r] + m * g[r]; }
+        }
     }
-    for (var i = 0u; i < n * n; i++) { o.hess[i] = w * h[i]; }
-    return o;
+    let w = P.potential_weight;
+    for (var r = 0u; r < n; r++) { pair_terms[base + r] = w * g[r]; }
+    project_psd(&h, n);
+    for (var i = 0u; i < n * n; i++) { pair_terms[base + 12u + i] = w * h[i]; }
 }
-

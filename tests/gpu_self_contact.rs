@@ -7,14 +7,12 @@
 //! (f64 there, so to about 1e-10); fails there if no adapter is found.
 
 mod common;
-use common::{max_abs, max_diff, scene, Rng};
+use common::gpu_pairs::{compare, gpu, rel};
+use common::{max_diff, scene, Rng};
 use springsim::backend::cpu::CpuBackend;
-use springsim::backend::gpu::{GpuBackend, GpuOptions};
+use springsim::backend::gpu::GpuOptions;
 use springsim::backend::Probe;
-use springsim::collision::pairs::{candidates, rest_neighbours, Motion};
-use springsim::collision::{PairKind, REST_EXCLUSION};
 use springsim::model::Model;
-use springsim::newton::NewtonSystem;
 
 /// Two grids 0.03 m apart (d̂ 0.05 m): the upper one's bottom edge over the lower
 /// one's top edge, offset sideways so that point–edge pairs of every case (interior,
@@ -35,19 +33,6 @@ fn two_grids(barrier: &str) -> Model {
     scene(&text).model
 }
 
-/// The GPU backend on `model` (with self-contact), or `None` without an adapter
-/// outside CI.
-fn gpu(model: &Model, opts: GpuOptions) -> Option<GpuBackend> {
-    match GpuBackend::with_options(model.clone(), opts) {
-        Ok(g) => Some(g),
-        Err(e) if std::env::var_os("CI").is_none() && e.contains("adapter") => {
-            eprintln!("skipping GPU test (no adapter): {e}");
-            None
-        }
-        Err(e) => panic!("the GPU backend cannot start: {e}"),
-    }
-}
-
 /// Positions 1 mm at most off the rest state, the upper grid lowered by 1 cm (pairs
 /// at 1–3 cm, all active), and a direction that brings it down 5 cm more with noise.
 fn state(model: &Model, rng: &mut Rng) -> (Vec<f64>, Vec<f64>) {
@@ -66,79 +51,6 @@ fn state(model: &Model, rng: &mut Rng) -> (Vec<f64>, Vec<f64>) {
         }
     }
     (x, p)
-}
-
-fn rel(a: &[f64], b: &[f64]) -> f64 {
-    max_diff(a, b) / max_abs(b).max(1e-300)
-}
-
-/// Compares the GPU with the CPU at one state; returns the GPU's pair count.
-fn compare(model: &Model, gpu: &mut GpuBackend, x: &[f64], p: &[f64], tol: f64) -> usize {
-    let mut cpu = CpuBackend::new(model.clone());
-    // the same step start and prediction (x̃ 1 cm below xⁿ), then the iterate
-    let xp: Vec<f64> = model
-        .x0
-        .iter()
-        .enumerate()
-        .map(|(i, c)| c - 0.01 * (i % 2) as f64)
-        .collect();
-    for b in [&mut cpu as &mut dyn Probe, gpu as &mut dyn Probe] {
-        b.set_step_start(&model.x0);
-        b.set_prediction(&xp);
-        b.set_positions(x);
-    }
-    // the gradient first: the CPU's energy reads the pair list its assembly builds
-    let (gc, gg) = (cpu.potential_gradient(), gpu.potential_gradient());
-    assert!(rel(&gg, &gc) < tol, "∇E differs by {:.2e}", rel(&gg, &gc));
-    let (ec, eg) = (cpu.potential(), gpu.potential());
-    assert!((ec - eg).abs() <= tol * ec.abs(), "E: cpu {ec} gpu {eg}");
-    let mut rng = Rng(99);
-    let u: Vec<f64> = (0..x.len()).map(|_| rng.next()).collect();
-    let ((hc, uc), (hg, ug)) = (cpu.hessian_product(&u), gpu.hessian_product(&u));
-    assert!(rel(&hg, &hc) < tol, "H u differs by {:.2e}", rel(&hg, &hc));
-    assert!((uc - ug).abs() <= tol * uc.abs(), "uᵀHu: cpu {uc} gpu {ug}");
-    let (jc, jg) = (cpu.jacobi_blocks(), gpu.jacobi_blocks());
-    assert!(
-        rel(&jg, &jc) < 1e3 * tol,
-        "blocks differ by {:.2e}",
-        rel(&jg, &jc)
-    );
-    // the direction: CCD bound, then the swept list and the line search's change
-    cpu.set_direction(p);
-    gpu.set_direction(p);
-    let ((_, bc), (_, bg)) = (cpu.direction_summary(), gpu.direction_summary());
-    assert!(bc < 1.0, "the direction must meet a contact (bound {bc})");
-    assert!((bc - bg).abs() <= tol * bc, "CCD bound: cpu {bc} gpu {bg}");
-    let excluded = rest_neighbours(
-        &model.collision,
-        &model.x0,
-        REST_EXCLUSION * model.barrier.dhat,
-    );
-    let motion = Motion {
-        x,
-        sweep: Some((p, 1.0)),
-    };
-    let expected: Vec<[u32; 2]> =
-        candidates(&model.collision, motion, model.barrier.dhat, &excluded)
-            .into_iter()
-            .inspect(|c| assert_eq!(c.kind, PairKind::PointEdge))
-            .map(|c| c.prims)
-            .collect();
-    let mut found = gpu.contact_pair_list();
-    found.sort_unstable();
-    assert_eq!(found, expected, "the swept broad phase's pairs");
-    // the GPU sums the change per element; the CPU's E at both ends gives it too
-    let alpha = 0.5 * bc;
-    let dg = gpu.energy_change(alpha);
-    let xa: Vec<f64> = x.iter().zip(p).map(|(a, b)| a + alpha * b).collect();
-    cpu.set_positions(&xa);
-    cpu.potential_gradient();
-    let dc = cpu.potential() - ec;
-    assert!(
-        (dc - dg).abs() <= tol * dc.abs().max(ec.abs() * 1e-6),
-        "ΔE: cpu {dc} gpu {dg}"
-    );
-    found.len()
 }
 
 #[test]

@@ -110,7 +110,7 @@ fn the_host_writes_every_member_of_the_wgsl_structs_in_every_precision() {
             friction_mu: [[0.5; 4]; 8],
             mas: [7; 4],
             mas_levels: [[8; 4]; 16],
-            contact: [[9; 4]; 5],
+            contact: [[9; 4]; 6],
         };
         let bytes = lay.encode_params(&p);
         assert_eq!(bytes.len(), lay.params.size as usize);

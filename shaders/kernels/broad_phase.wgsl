@@ -1,15 +1,17 @@
-// The broad phase of contact between and within bodies on the device: every pair
-// (collision vertex, edge) whose boxes, inflated by d̂/2, overlap, at x (static) or
-// swept from x to x + p, that shares no node, whose bodies may collide and that is
-// not excluded. A hashed uniform grid built by counting sort, with no float atomics
-// and a deterministic result:
+// The broad phase of contact between and within bodies on the device: every pair of
+// primitives whose boxes, inflated by d̂/2, overlap, at x (static) or swept from x
+// to x + p, that shares no node, whose bodies may collide and that is not excluded:
+// in 2D (collision vertex, edge), in 3D (vertex, face) and (edge a, edge b > a). The
+// grid holds the targets (edges, then faces), the queries are the vertices (then,
+// in 3D, the edges). A hashed uniform grid built by counting sort, with no float
+// atomics and a deterministic result:
 //   bp_reset_*: counters zeroed, static or swept boxes chosen;
 //   bp_extent: the grid's cell size, the largest box extent (atomic max of its f32 bits);
-//   bp_count_cells, bp_scan_cells, bp_fill_cells: each edge into every cell its box
-//     overlaps (at most 2 per axis), cells hashed into H slots (each slot once per edge);
-//   bp_count_pairs, bp_scan_pairs, bp_fill_pairs: per vertex its candidates (a pair is
+//   bp_count_cells, bp_scan_cells, bp_fill_cells: each target into every cell its box
+//     overlaps (at most 2 per axis), cells hashed into H slots (each slot once per target);
+//   bp_count_pairs, bp_scan_pairs, bp_fill_pairs: per query its candidates (a pair is
 //     reported in the cell of its boxes' common lower corner only), offsets by a scan,
-//     the list written in vertex order and each vertex's run sorted by edge: the
+//     the list written in query order and each query's run sorted by target: the
 //     list equals the CPU's `collision::pairs::candidates`, sorted;
 //   bp_scan_nodes, bp_fill_incidence, bp_sort_incidence: per node the pairs it is in.
 // The list never drops a pair: a scan that finds more pairs than the capacity writes
@@ -19,7 +21,8 @@
 // #import contact_pairs.wgsl
 
 // contact_grid (atomic u32): a header, then the regions at P.contact_grid_at = (cell
-// counts (H + 1), cell cursors (H), cell entries (4 per edge), vertex counts (V + 1))
+// counts (H + 1), cell cursors (H), cell entries (2^dim per target), query counts
+// (Q + 1))
 // and P.contact_grid_at2.x = node counts (n + 1), .y = node cursors (n).
 const HDR_CELL: u32 = 0u;
 const HDR_SWEEP: u32 = 1u;
@@ -43,18 +46,49 @@ fn box_add_node(b: Box, i: u32) -> Box {
     return o;
 }
 
-// The inflated box of a vertex's node and of an edge.
-fn vertex_box(node: u32) -> Box {
+// The box of nodes, inflated by d̂/2.
+fn inflated(b: Box) -> Box {
     let r = 0.5 * P.dhat;
-    let b = box_add_node(Box(vec3<real>(BIG), vec3<real>(-BIG)), node);
     return Box(b.lo - vec3<real>(r), b.hi + vec3<real>(r));
 }
 
+fn empty_box() -> Box {
+    return Box(vec3<real>(BIG), vec3<real>(-BIG));
+}
+
+// The inflated boxes of a vertex's node, an edge and a face.
+fn vertex_box(node: u32) -> Box {
+    return inflated(box_add_node(empty_box(), node));
+}
+
 fn edge_box(e: u32) -> Box {
-    let r = 0.5 * P.dhat;
     let ends = mesh_edge(e);
-    let b = box_add_node(box_add_node(Box(vec3<real>(BIG), vec3<real>(-BIG)), ends.x), ends.y);
-    return Box(b.lo - vec3<real>(r), b.hi + vec3<real>(r));
+    return inflated(box_add_node(box_add_node(empty_box(), ends.x), ends.y));
+}
+
+fn face_box(f: u32) -> Box {
+    let c = mesh_face(f);
+    return inflated(box_add_node(box_add_node(box_add_node(empty_box(), c.x), c.y), c.z));
+}
+
+// Targets (in the grid): the edges, then the faces (3D).
+fn target_count() -> u32 {
+    return P.contact_counts.y + P.contact_counts.w;
+}
+
+fn target_box(j: u32) -> Box {
+    if (j < P.contact_counts.y) { return edge_box(j); }
+    return face_box(j - P.contact_counts.y);
+}
+
+// Queries: the vertices, then (3D) the edges.
+fn query_count() -> u32 {
+    return P.contact_counts.x + select(0u, P.contact_counts.y, P.dim == 3u);
+}
+
+fn query_box(q: u32) -> Box {
+    if (q < P.contact_counts.x) { return vertex_box(mesh_vertex(q)); }
+    return edge_box(q - P.contact_counts.x);
 }
 
 fn boxes_overlap(a: Box, b: Box) -> bool {
@@ -96,16 +130,16 @@ fn cell_slot(c: vec3<i32>) -> u32 {
     return h & (P.contact_counts.z - 1u);
 }
 
-// The hash slots of the cells an edge's box overlaps, each once (at most 8).
+// The hash slots of the cells a target's box overlaps, each once (at most 8).
 struct Slots {
     slot: array<u32, 8>,
     count: u32,
 }
 
-fn edge_slots(e: u32) -> Slots {
+fn target_slots(j: u32) -> Slots {
     var o: Slots;
     o.count = 0u;
-    let r = cell_range(edge_box(e));
+    let r = cell_range(target_box(j));
     for (var z = r.lo.z; z <= r.hi.z; z++) {
         for (var y = r.lo.y; y <= r.hi.y; y++) {
             for (var x = r.lo.x; x <= r.hi.x; x++) {
@@ -133,7 +167,7 @@ fn reset(t: u32, sweep: u32) {
     }
     if (t <= h) { atomicStore(&contact_grid[g.x + t], 0u); }
     if (t < h) { atomicStore(&contact_grid[g.y + t], 0u); }
-    if (t <= P.contact_counts.x) { atomicStore(&contact_grid[g.w + t], 0u); }
+    if (t <= query_count()) { atomicStore(&contact_grid[g.w + t], 0u); }
     if (t <= P.n_nodes) { atomicStore(&contact_grid[P.contact_grid_at2.x + t], 0u); }
     if (t < P.n_nodes) { atomicStore(&contact_grid[P.contact_grid_at2.y + t], 0u); }
 }
@@ -153,7 +187,7 @@ fn bp_extent(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     let t = thread_index(wid, nwg, lid);
     var ext: real = 0.0;
     if (t < P.contact_counts.x) { ext = box_extent(vertex_box(mesh_vertex(t))); }
-    if (t < P.contact_counts.y) { ext = max(ext, box_extent(edge_box(t))); }
+    if (t < target_count()) { ext = max(ext, box_extent(target_box(t))); }
     if (ext > 0.0) {
         // 1 % wider than the widest box, so that no box spans more than two cells
         // per axis after rounding.
@@ -163,9 +197,9 @@ fn bp_extent(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
 
 @compute @workgroup_size(256)
 fn bp_count_cells(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let e = thread_index(wid, nwg, lid);
-    if (e >= P.contact_counts.y) { return; }
-    let s = edge_slots(e);
+    let j = thread_index(wid, nwg, lid);
+    if (j >= target_count()) { return; }
+    let s = target_slots(j);
     for (var k = 0u; k < s.count; k++) {
         atomicAdd(&contact_grid[P.contact_grid_at.x + s.slot[k]], 1u);
     }
@@ -211,22 +245,65 @@ fn bp_scan_cells(@builtin(local_invocation_index) lid: u32) {
 
 @compute @workgroup_size(256)
 fn bp_fill_cells(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let e = thread_index(wid, nwg, lid);
-    if (e >= P.contact_counts.y) { return; }
-    let s = edge_slots(e);
+    let j = thread_index(wid, nwg, lid);
+    if (j >= target_count()) { return; }
+    let s = target_slots(j);
     let g = P.contact_grid_at;
     for (var k = 0u; k < s.count; k++) {
         let at = grid_load(g.x + s.slot[k]) + atomicAdd(&contact_grid[g.y + s.slot[k]], 1u);
-        atomicStore(&contact_grid[g.z + at], e);
+        atomicStore(&contact_grid[g.z + at], j);
     }
 }
 
-// Visits the candidates of vertex slot v: counts them, and with `write` stores them
-// from pair index `first` on. Returns the count.
-fn vertex_candidates(v: u32, write: bool, first: u32) -> u32 {
-    let node = mesh_vertex(v);
-    let vb = vertex_box(node);
-    let r = cell_range(vb);
+// A candidate pair's record (kind, primitives a and b, the four stacked nodes), and
+// whether it is kept: it shares no node, its bodies may collide, it is not excluded.
+struct Candidate {
+    keep: bool,
+    rec: array<u32, 7>,
+}
+
+// The pair of query q and target j (a face for a 3D vertex, else an edge).
+fn candidate(q: u32, j: u32) -> Candidate {
+    var o: Candidate;
+    let nv = P.contact_counts.x;
+    if (q >= nv) {
+        let a = q - nv;
+        let ea = mesh_edge(a);
+        let eb = mesh_edge(j);
+        let shares = ea.x == eb.x || ea.x == eb.y || ea.y == eb.x || ea.y == eb.y;
+        o.keep = !shares && bodies_may_collide(ea.x, eb.x) && !edge_pair_excluded(a, j);
+        o.rec = array<u32, 7>(KIND_EDGE_EDGE, a, j, ea.x, ea.y, eb.x, eb.y);
+        return o;
+    }
+    let node = mesh_vertex(q);
+    if (P.dim == 3u) {
+        let f = j - P.contact_counts.y;
+        let c = mesh_face(f);
+        let shares = node == c.x || node == c.y || node == c.z;
+        o.keep = !shares && bodies_may_collide(node, c.x) && !vertex_pair_excluded(q, f);
+        o.rec = array<u32, 7>(KIND_POINT_TRIANGLE, node, f, node, c.x, c.y, c.z);
+        return o;
+    }
+    let ends = mesh_edge(j);
+    let shares = node == ends.x || node == ends.y;
+    o.keep = !shares && bodies_may_collide(node, ends.x) && !vertex_pair_excluded(q, j);
+    o.rec = array<u32, 7>(KIND_POINT_EDGE, node, j, node, ends.x, ends.y, 0u);
+    return o;
+}
+
+// Whether target j is of the kind query q pairs with: faces for 3D vertices, edges
+// for 2D vertices, edges after a for edge a.
+fn pairs_with(q: u32, j: u32) -> bool {
+    let is_face = j >= P.contact_counts.y;
+    if (q < P.contact_counts.x) { return is_face == (P.dim == 3u); }
+    return !is_face && j > q - P.contact_counts.x;
+}
+
+// Visits the candidates of query q: counts them, and with `write` stores them from
+// pair index `first` on. Returns the count.
+fn query_candidates(q: u32, write: bool, first: u32) -> u32 {
+    let qb = query_box(q);
+    let r = cell_range(qb);
     let g = P.contact_grid_at;
     var found = 0u;
     for (var z = r.lo.z; z <= r.hi.z; z++) {
@@ -235,20 +312,16 @@ fn vertex_candidates(v: u32, write: bool, first: u32) -> u32 {
                 let cell = vec3<i32>(x, y, z);
                 let s = cell_slot(cell);
                 for (var k = grid_load(g.x + s); k < grid_load(g.x + s + 1u); k++) {
-                    let e = grid_load(g.z + k);
-                    let eb = edge_box(e);
-                    if (!boxes_overlap(vb, eb)) { continue; }
-                    if (any(cell_of(max(vb.lo, eb.lo)) != cell)) { continue; }
-                    let ends = mesh_edge(e);
-                    if (node == ends.x || node == ends.y) { continue; }
-                    if (!bodies_may_collide(node, ends.x)) { continue; }
-                    if (pair_excluded(v, e)) { continue; }
+                    let j = grid_load(g.z + k);
+                    if (!pairs_with(q, j)) { continue; }
+                    let tb = target_box(j);
+                    if (!boxes_overlap(qb, tb)) { continue; }
+                    if (any(cell_of(max(qb.lo, tb.lo)) != cell)) { continue; }
+                    let c = candidate(q, j);
+                    if (!c.keep) { continue; }
                     if (write) {
                         let b = PAIR_LIST + PAIR_WORDS * (first + found);
-                        pairs[b] = node;
-                        pairs[b + 1u] = e;
-                        pairs[b + 2u] = ends.x;
-                        pairs[b + 3u] = ends.y;
+                        for (var w = 0u; w < PAIR_WORDS; w++) { pairs[b + w] = c.rec[w]; }
                     }
                     found++;
                 }
@@ -260,14 +333,14 @@ fn vertex_candidates(v: u32, write: bool, first: u32) -> u32 {
 
 @compute @workgroup_size(256)
 fn bp_count_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let v = thread_index(wid, nwg, lid);
-    if (v >= P.contact_counts.x) { return; }
-    atomicStore(&contact_grid[P.contact_grid_at.w + v], vertex_candidates(v, false, 0u));
+    let q = thread_index(wid, nwg, lid);
+    if (q >= query_count()) { return; }
+    atomicStore(&contact_grid[P.contact_grid_at.w + q], query_candidates(q, false, 0u));
 }
 
 @compute @workgroup_size(256)
 fn bp_scan_pairs(@builtin(local_invocation_index) lid: u32) {
-    let total = scan_counts(lid, P.contact_grid_at.w, P.contact_counts.x, false, 0u);
+    let total = scan_counts(lid, P.contact_grid_at.w, query_count(), false, 0u);
     if (lid == 0u) {
         pairs[0] = select(total, 0u, total > pair_capacity());
         pairs[1] = total;
@@ -276,32 +349,31 @@ fn bp_scan_pairs(@builtin(local_invocation_index) lid: u32) {
 
 @compute @workgroup_size(256)
 fn bp_fill_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let v = thread_index(wid, nwg, lid);
-    if (v >= P.contact_counts.x || pairs[1] > pair_capacity()) { return; }
+    let q = thread_index(wid, nwg, lid);
+    if (q >= query_count() || pairs[1] > pair_capacity()) { return; }
     let g = P.contact_grid_at;
-    let first = grid_load(g.w + v);
-    let count = vertex_candidates(v, true, first);
-    // this vertex's run sorted by edge (insertion sort: runs are short)
+    let first = grid_load(g.w + q);
+    let count = query_candidates(q, true, first);
+    // this query's run sorted by target (insertion sort: runs are short)
     for (var i = first + 1u; i < first + count; i++) {
         let at = PAIR_LIST + PAIR_WORDS * i;
-        let rec = vec3<u32>(pairs[at + 1u], pairs[at + 2u], pairs[at + 3u]);
+        var rec: array<u32, 7>;
+        for (var w = 0u; w < PAIR_WORDS; w++) { rec[w] = pairs[at + w]; }
         var j = i;
-        while (j > first && pairs[PAIR_LIST + PAIR_WORDS * (j - 1u) + 1u] > rec.x) {
+        while (j > first && pairs[PAIR_LIST + PAIR_WORDS * (j - 1u) + 2u] > rec[2]) {
             let to = PAIR_LIST + PAIR_WORDS * j;
-            for (var w = 1u; w < PAIR_WORDS; w++) {
+            for (var w = 0u; w < PAIR_WORDS; w++) {
                 pairs[to + w] = pairs[to + w - PAIR_WORDS];
             }
             j--;
         }
         let to = PAIR_LIST + PAIR_WORDS * j;
-        pairs[to + 1u] = rec.x;
-        pairs[to + 2u] = rec.y;
-        pairs[to + 3u] = rec.z;
+        for (var w = 0u; w < PAIR_WORDS; w++) { pairs[to + w] = rec[w]; }
     }
     // each pair counted at its nodes
     for (var i = first; i < first + count; i++) {
         let n = pair_nodes(i);
-        for (var l = 0u; l < PAIR_NODES; l++) {
+        for (var l = 0u; l < pair_node_count(); l++) {
             atomicAdd(&contact_grid[P.contact_grid_at2.x + n[l]], 1u);
         }
     }
@@ -317,7 +389,7 @@ fn bp_fill_incidence(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgro
     let t = thread_index(wid, nwg, lid);
     if (t >= pair_count()) { return; }
     let n = pair_nodes(t);
-    for (var l = 0u; l < PAIR_NODES; l++) {
+    for (var l = 0u; l < pair_node_count(); l++) {
         let at = pairs[incidence_offsets_at() + n[l]] + atomicAdd(&contact_grid[P.contact_grid_at2.y + n[l]], 1u);
         pairs[incidence_at() + at] = 4u * t + l;
     }

@@ -16,7 +16,7 @@ fn direction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
     let i = thread_index(wid, nwg, lid);
     var mine = lanes_zero();
     if (i < pair_count()) {
-        mine.mixed.z = pair_ccd(pair_nodes(i));
+        mine.mixed.z = pair_ccd(i);
     }
     if (i < P.n_nodes) {
         let pi = load_p(i);

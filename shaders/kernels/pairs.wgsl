@@ -45,9 +45,11 @@ fn pair_energy_total(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgro
     let t = thread_index(wid, nwg, lid);
     var mine = lanes_zero();
     if (t < pair_count()) {
-        let n = pair_nodes(t);
-        let dsq = stacked_distance_sq(stacked_x(n));
-        let b = pair_barrier_value(pair_weight(n), dsq);
+        let kind = pair_kind(t);
+        let st = stacked_x(pair_nodes(t));
+        let dsq = stacked_distance_sq(kind, st);
+        var b = pair_barrier_value(pair_weight(kind, pair_nodes(t)), dsq);
+        if (b != 0.0) { b *= pair_mollifier(t, kind, st); }
         mine.sums.x = P.potential_weight * b;
         mine.mixed.x = b;
         mine.mixed.w = select(real(0.0), real(1.0), dsq <= 0.0);
@@ -60,14 +62,23 @@ fn pair_energy_change(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgr
     let t = thread_index(wid, nwg, lid);
     var mine = lanes_zero();
     if (t < pair_count()) {
+        let kind = pair_kind(t);
         let n = pair_nodes(t);
-        let d0 = sqrt(max(stacked_distance_sq(stacked_x(n)), 0.0));
-        let d1sq = stacked_distance_sq(stacked_at(n, cg.ls_alpha));
+        let s0 = stacked_x(n);
+        let s1 = stacked_at(n, cg.ls_alpha);
+        let d0 = sqrt(max(stacked_distance_sq(kind, s0), 0.0));
+        let d1sq = stacked_distance_sq(kind, s1);
         if (d1sq <= 0.0 || d0 <= 0.0) {
             mine.mixed.w = 1.0;
         } else {
+            // m₁ b(d₁) − m₀ b(d₀) = m₁ (b(d₁) − b(d₀)) + (m₁ − m₀) b(d₀)
+            let area = pair_weight(kind, n);
             let d1 = sqrt(d1sq);
-            mine.sums.x = P.potential_weight * barrier_value_change(P.barrier_kind, P.kappa, P.dhat, pair_weight(n), d0, d1 - d0);
+            let m0 = pair_mollifier(t, kind, s0);
+            let m1 = pair_mollifier(t, kind, s1);
+            var change = m1 * barrier_value_change(P.barrier_kind, P.kappa, P.dhat, area, d0, d1 - d0);
+            if (m1 != m0) { change += (m1 - m0) * barrier_value(P.barrier_kind, P.kappa, P.dhat, area, d0); }
+            mine.sums.x = P.potential_weight * change;
         }
     }
     add_partials(wid, nwg, lid, mine);
@@ -78,7 +89,7 @@ fn pair_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     let t = thread_index(wid, nwg, lid);
     var mine = lanes_zero();
     if (t < pair_count()) {
-        let dsq = stacked_distance_sq(stacked_x(pair_nodes(t)));
+        let dsq = stacked_distance_sq(pair_kind(t), stacked_x(pair_nodes(t)));
         if (dsq < P.dhat * P.dhat) {
             mine.sums.x = 1.0;
             mine.mixed.z = sqrt(max(dsq, 0.0));

@@ -50,25 +50,37 @@ pub fn cg_iteration_bound_us(
     cg_iteration_bytes(nodes, springs, dim, precision) as f64 / (peak_gb_s * 1e9) * 1e6
 }
 
-/// Bytes the contact pairs (2D point–edge, `kernels/pairs.wgsl`) add to one CG
-/// iteration, for `pairs` pairs in the list over `nodes` nodes: `newton_matvec_pairs`
-/// reads each node's two incidence offsets, `d`, `q` and its fixed flag and writes `q`
-/// once more than `newton_matvec`;
-/// per incidence entry (three per pair) the entry, the pair's record and edge (four
-/// u32), the two coupling blocks (`dim²` state reals each) and the other nodes' `d`.
+/// Bytes the contact pairs (`kernels/pairs.wgsl`) add to one CG iteration, for
+/// `pairs` pairs in the list over `nodes` nodes: `newton_matvec_pairs` reads each
+/// node's two incidence offsets, `d`, `q` and its fixed flag and writes `q` once more
+/// than `newton_matvec`; per incidence entry (k per pair: 3 nodes in 2D, 4 in 3D)
+/// the entry, the pair's record (seven u32), and per other node of the pair its
+/// coupling block (`dim²` state reals) and its `d`.
 pub fn pair_cg_bytes(nodes: usize, pairs: usize, dim: usize, precision: GpuPrecision) -> u64 {
     let s = precision.bytes(RealClass::State) as usize;
     let f = precision.bytes(RealClass::Linear) as usize * dim;
-    (nodes * (8 + 3 * f + 4) + 3 * pairs * (4 + 16 + 2 * dim * dim * s + 2 * f)) as u64
+    let k = pair_nodes(dim);
+    (nodes * (8 + 3 * f + 4) + k * pairs * (4 + 28 + (k - 1) * (dim * dim * s + f))) as u64
+}
+
+/// Nodes of a contact pair: 3 (point–edge) in 2D, 4 (point–triangle, edge–edge) in 3D.
+fn pair_nodes(dim: usize) -> usize {
+    if dim == 3 {
+        4
+    } else {
+        3
+    }
 }
 
 /// Bytes the contact pairs add to one Newton iteration outside CG, for `vertices`
 /// collision vertices, `edges` edges, `slots` hash slots and `pairs` pairs in `dim`
 /// D: the swept broad phase (each of its box passes reads both ends of every edge
 /// and every vertex, x and p; the hash and incidence arrays are read and written a
-/// few times; each candidate costs an edge box twice), the pairs' assembly (its
+/// few times; each candidate costs a target box twice), the pairs' assembly (its
 /// stacked x in, 156 state reals out), the gather into r and the node blocks, and
-/// the CCD and energy passes (stacked x and p per pair, about four times).
+/// the CCD and energy passes (stacked x and p per pair, about four times). In 3D the
+/// faces (about twice the vertices of a surface) are counted as two more edges per
+/// vertex, and the edges query too.
 pub fn pair_newton_bytes(
     vertices: usize,
     edges: usize,
@@ -78,13 +90,19 @@ pub fn pair_newton_bytes(
     precision: GpuPrecision,
 ) -> u64 {
     let s = precision.bytes(RealClass::State) as usize;
+    let k = pair_nodes(dim);
     let node = 2 * dim * s; // x and p
-    let boxes = 4 * (vertices + 2 * edges) * node;
-    let counts = 4 * 4 * (2 * slots + vertices + 4 * edges);
-    let candidates = 2 * pairs * (8 + 2 * node);
-    let assemble = pairs * (3 * dim * s + 156 * s);
-    let gather = 3 * pairs * (4 + (dim + dim * dim) * s);
-    let ccd_energy = 4 * pairs * (16 + 3 * node);
+    let (queries, targets) = if dim == 3 {
+        (vertices + edges, edges + 2 * vertices)
+    } else {
+        (vertices, edges)
+    };
+    let boxes = 4 * (queries + (k - 1) * targets) * node;
+    let counts = 4 * 4 * (2 * slots + queries + (1 << dim) * targets);
+    let candidates = 2 * pairs * (28 + (k - 1) * node);
+    let assemble = pairs * (k * dim * s + 156 * s);
+    let gather = k * pairs * (4 + (dim + dim * dim) * s);
+    let ccd_energy = 4 * pairs * (28 + k * node);
     (boxes + counts + candidates + assemble + gather + ccd_energy) as u64
 }
 

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod bad_scene;
+pub mod gpu_pairs;
 pub mod implicit;
 pub mod self_contact;
 pub mod side_by_side;

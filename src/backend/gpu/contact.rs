@@ -25,21 +25,16 @@ const PAIRS_HEADER: u64 = 4;
 pub const PAIR_TERM_REALS: u64 = 156;
 /// Node slots per pair in the incidence lists.
 const PAIR_SLOTS: u64 = 4;
-/// Words per pair record in `pairs` (`PAIR_WORDS` in WGSL): vertex node, edge index,
-/// the edge's two nodes.
-pub const PAIR_WORDS: u64 = 4;
+/// Words per pair record in `pairs` (`PAIR_WORDS` in WGSL): kind, the two
+/// primitives, the four stacked nodes.
+pub const PAIR_WORDS: u64 = 7;
 
 /// Why the GPU backend cannot run `model`'s contact between and within bodies yet,
-/// or `None` where it can (or where there is none): 3D pairs (point–triangle,
-/// edge–edge) and friction between primitives run on the CPU backend only so far.
+/// or `None` where it can (or where there is none): friction between primitives runs
+/// on the CPU backend only so far.
 pub fn refusal(model: &Model) -> Option<&'static str> {
     if !enabled(model) {
         return None;
-    }
-    if model.dim == 3 {
-        return Some(
-            "contact between and within 3D bodies (point-triangle and edge-edge pairs) runs on the CPU backend only so far (2D point-edge contact runs on the GPU); use --backend cpu, or --set contact.self_contact=false to let bodies pass through each other",
-        );
     }
     if model.self_contact.friction > 0.0 {
         return Some(
@@ -61,14 +56,21 @@ pub struct ContactPlan {
     pub vertices: u32,
     /// Collision edges.
     pub edges: u32,
+    /// Collision faces (3D).
+    pub faces: u32,
+    /// Dimension of the model (2 or 3).
+    pub dim: u32,
     /// Hash slots of the grid (a power of two).
     pub hash: u32,
     /// Nodes of the model.
     pub nodes: u32,
-    /// `contact_mesh`: edges, vertices, node tags, exclusion starts, excluded edges.
+    /// `contact_mesh`: edges, vertices, node tags, the vertices' exclusions (starts,
+    /// then the excluded edges or faces), faces, the edges' squared rest lengths (two
+    /// f32 each), the edges' exclusions (starts, then the excluded edges b > a).
     pub mesh: Vec<u32>,
     /// Offsets of `contact_mesh`'s regions.
     mesh_at: [u32; 4],
+    mesh_at2: [u32; 4],
     /// Offsets of `contact_grid`'s regions.
     grid_at: [u32; 4],
     grid_at2: [u32; 4],
@@ -88,13 +90,21 @@ pub struct ContactPlan {
 }
 
 impl ContactPlan {
-    /// The plan of `model` (which has contact between bodies, in 2D) with room for
+    /// The plan of `model` (which has contact between bodies) with room for
     /// `capacity` pairs at first (at least one).
     pub fn new(model: &Model, capacity: Option<u32>) -> Self {
         let mesh = &model.collision;
         let n = model.num_nodes() as u32;
         let (v, e) = (mesh.vertices.len() as u32, mesh.edges.len() as u32);
-        let hash = (2 * e.max(v)).next_power_of_two().max(64);
+        let f = if model.dim == 3 {
+            mesh.faces.len() as u32
+        } else {
+            0
+        };
+        // queries: vertices, and in 3D edges; targets in the grid: edges, then faces
+        let queries = v + if model.dim == 3 { e } else { 0 };
+        let targets = e + f;
+        let hash = (2 * targets.max(queries)).next_power_of_two().max(64);
         // node tags: (body << 1) | 1 where the body collides with itself
         let tags: Vec<u32> = (0..n)
             .map(|i| {
@@ -106,13 +116,20 @@ impl ContactPlan {
                 (b << 1) | u32::from(own)
             })
             .collect();
-        // exclusions: per vertex slot its excluded edges, ascending
+        // exclusions: per vertex slot its excluded edges (2D) or faces (3D), per
+        // edge its excluded edges b > a
         let reach = REST_EXCLUSION * model.barrier.dhat;
         let excluded = rest_neighbours(mesh, &model.x0, reach);
         let mut per_vertex: Vec<Vec<u32>> = vec![vec![]; v as usize];
-        for pair in excluded.iter().filter(|p| p.kind == PairKind::PointEdge) {
-            if let Ok(slot) = mesh.vertices.binary_search(&pair.prims[0]) {
-                per_vertex[slot].push(pair.prims[1]);
+        let mut per_edge: Vec<Vec<u32>> = vec![vec![]; e as usize];
+        for pair in &excluded {
+            match pair.kind {
+                PairKind::PointEdge | PairKind::PointTriangle => {
+                    if let Ok(slot) = mesh.vertices.binary_search(&pair.prims[0]) {
+                        per_vertex[slot].push(pair.prims[1]);
+                    }
+                }
+                PairKind::EdgeEdge => per_edge[pair.prims[0] as usize].push(pair.prims[1]),
             }
         }
         let mut data: Vec<u32> = mesh.edges.iter().flatten().copied().collect();
@@ -124,34 +141,41 @@ impl ContactPlan {
         ];
         data.extend_from_slice(&mesh.vertices);
         data.extend_from_slice(&tags);
-        let mut start = 0u32;
-        for list in &per_vertex {
-            data.push(start);
-            start += list.len() as u32;
+        push_lists(&mut data, per_vertex);
+        let faces_at = data.len() as u32;
+        if f > 0 {
+            data.extend(mesh.faces.iter().flatten());
         }
-        data.push(start);
-        for mut list in per_vertex {
-            list.sort_unstable();
-            data.extend(list);
+        let rest_at = data.len() as u32;
+        for &l in &mesh.edge_rest_length_sq {
+            // high and low f32 parts: their sum carries about 48 bits
+            let hi = l as f32;
+            let lo = (l - hi as f64) as f32;
+            data.extend([hi.to_bits(), lo.to_bits()]);
         }
+        let edge_excluded_at = data.len() as u32;
+        push_lists(&mut data, per_edge);
         let cells = GRID_HEADER;
         let cursors = cells + hash + 1;
         let entries = cursors + hash;
-        let vertex_counts = entries + 4 * e;
-        let node_counts = vertex_counts + v + 1;
+        let query_counts = entries + (1 << model.dim) * targets;
+        let node_counts = query_counts + queries + 1;
         let node_cursors = node_counts + n + 1;
         let grid_words = (node_cursors + n) as u64;
         Self {
             vertices: v,
             edges: e,
+            faces: f,
+            dim: model.dim as u32,
             hash,
             nodes: n,
             mesh: data,
             mesh_at,
-            grid_at: [cells, cursors, entries, vertex_counts],
+            mesh_at2: [faces_at, rest_at, edge_excluded_at, 0],
+            grid_at: [cells, cursors, entries, query_counts],
             grid_at2: [node_counts, node_cursors, 0, 0],
             grid_words,
-            capacity: capacity.unwrap_or(4 * v + 64).max(1),
+            capacity: capacity.unwrap_or(4 * queries + 64).max(1),
             base_elements: n.max(model.springs.len() as u32),
             growths: 0,
             broad_phases: 0,
@@ -160,11 +184,17 @@ impl ContactPlan {
         }
     }
 
+    /// Broad-phase queries: the vertices, and in 3D the edges.
+    pub fn queries(&self) -> u32 {
+        self.vertices + if self.dim == 3 { self.edges } else { 0 }
+    }
+
     /// The `contact_*` members of the uniform parameters ([`super::layout::Params`]).
-    pub fn params(&self) -> [[u32; 4]; 5] {
+    pub fn params(&self) -> [[u32; 4]; 6] {
         [
-            [self.vertices, self.edges, self.hash, 1],
+            [self.vertices, self.edges, self.hash, self.faces],
             self.mesh_at,
+            self.mesh_at2,
             self.grid_at,
             self.grid_at2,
             [self.capacity, 0, 0, 0],
@@ -174,9 +204,9 @@ impl ContactPlan {
     /// Threads of a [`super::kernels::Span::ContactSlots`] dispatch.
     pub fn slots(&self) -> u32 {
         (self.hash + 1)
-            .max(self.vertices + 1)
+            .max(self.queries() + 1)
             .max(self.nodes + 1)
-            .max(self.edges)
+            .max(self.edges + self.faces)
     }
 
     /// Bytes of `pairs` at the current capacity: the header, a record per pair,
@@ -196,6 +226,21 @@ impl ContactPlan {
     pub fn grown(&self, found: u32) -> u32 {
         self.capacity
             .max(found.saturating_add(found / 4).saturating_add(16))
+    }
+}
+
+/// Appends per-query lists as the kernels read them: each list's start (one more at
+/// the end), then the lists, each ascending.
+fn push_lists(data: &mut Vec<u32>, lists: Vec<Vec<u32>>) {
+    let mut start = 0u32;
+    for list in &lists {
+        data.push(start);
+        start += list.len() as u32;
+    }
+    data.push(start);
+    for mut list in lists {
+        list.sort_unstable();
+        data.extend(list);
     }
 }
 

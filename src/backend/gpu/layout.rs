@@ -66,15 +66,16 @@ pub struct Params {
     /// Its level table, two entries per level ([`super::mas::Level`]).
     pub mas_levels: [[u32; 4]; 2 * MAX_MAS_LEVELS],
     /// Contact between and within bodies ([`super::contact::ContactPlan::params`]):
-    /// `contact_counts`, `contact_mesh_at`, `contact_grid_at`, `contact_grid_at2`,
-    /// `contact_pairs`, in that order (all 0 without it).
-    pub contact: [[u32; 4]; 5],
+    /// `contact_counts`, `contact_mesh_at`, `contact_mesh_at2`, `contact_grid_at`,
+    /// `contact_grid_at2`, `contact_pairs`, in that order (all 0 without it).
+    pub contact: [[u32; 4]; 6],
 }
 
 /// The names of [`Params::contact`]'s members, in order.
-pub const CONTACT_PARAMS: [&str; 5] = [
+pub const CONTACT_PARAMS: [&str; 6] = [
     "contact_counts",
     "contact_mesh_at",
+    "contact_mesh_at2",
     "contact_grid_at",
     "contact_grid_at2",
     "contact_pairs",

@@ -42,9 +42,10 @@ impl GpuBackend {
 }
 
 impl GpuBackend {
-    /// The current contact pair list as the broad phase left it: `[vertex node,
-    /// edge index]` per pair, in list order (empty without contact). For tests.
-    pub fn contact_pair_list(&mut self) -> Vec<[u32; 2]> {
+    /// The current contact pair list as the broad phase left it, in list order
+    /// (empty without contact). For tests.
+    pub fn contact_pair_list(&mut self) -> Vec<crate::collision::Pair> {
+        use crate::collision::{Pair, PairKind};
         if self.engine.contact.is_none() {
             return vec![];
         }
@@ -58,7 +59,36 @@ impl GpuBackend {
             .engine
             .read_raw(|b| &b.pairs, 16, 4 * record as u64 * count);
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
-        words.chunks_exact(record).map(|w| [w[0], w[1]]).collect()
+        let kinds = [
+            PairKind::PointEdge,
+            PairKind::PointTriangle,
+            PairKind::EdgeEdge,
+        ];
+        words
+            .chunks_exact(record)
+            .map(|w| Pair {
+                kind: kinds[w[0] as usize],
+                prims: [w[1], w[2]],
+            })
+            .collect()
+    }
+
+    /// Each listed pair's weighted barrier terms as the last assembly left them, in
+    /// list order: the gradient (12 reals, N·s², stacked as the pair's nodes, the
+    /// first k·dim used), then the row-major (k·dim)² Hessian (kg); f64 mode only
+    /// (empty otherwise). For tests.
+    pub fn contact_pair_terms(&mut self) -> Vec<Vec<f64>> {
+        let count = self.contact_pair_list().len() as u64;
+        if count == 0 || self.engine.width(crate::precision::RealClass::State) != 8 {
+            return vec![];
+        }
+        let per = super::contact::PAIR_TERM_REALS;
+        let bytes = self.engine.read_raw(|b| &b.pair_terms, 0, 8 * per * count);
+        let reals: Vec<f64> = bytemuck::pod_collect_to_vec(&bytes);
+        reals
+            .chunks_exact(per as usize)
+            .map(|t| t.to_vec())
+            .collect()
     }
 
     /// How many times the contact pair buffers grew (0 without contact). For tests.

@@ -124,7 +124,7 @@ fn params(
         friction_mu,
         mas,
         mas_levels,
-        contact: [[0; 4]; 5],
+        contact: [[0; 4]; 6],
     }
 }
 

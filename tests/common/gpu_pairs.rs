@@ -1,0 +1,101 @@
+//! Contact between and within bodies on the GPU against the CPU reference, kernel by
+//! kernel (the helpers of `tests/gpu_self_contact*.rs`).
+
+use super::{max_abs, max_diff, Rng};
+use springsim::backend::cpu::CpuBackend;
+use springsim::backend::gpu::{GpuBackend, GpuOptions};
+use springsim::backend::Probe;
+use springsim::collision::pairs::{candidates, rest_neighbours, Motion};
+use springsim::collision::REST_EXCLUSION;
+use springsim::model::Model;
+use springsim::newton::NewtonSystem;
+
+/// The GPU backend on `model` (with self-contact), or `None` without an adapter
+/// outside CI.
+pub fn gpu(model: &Model, opts: GpuOptions) -> Option<GpuBackend> {
+    match GpuBackend::with_options(model.clone(), opts) {
+        Ok(g) => Some(g),
+        Err(e) if std::env::var_os("CI").is_none() && e.contains("adapter") => {
+            eprintln!("skipping GPU test (no adapter): {e}");
+            None
+        }
+        Err(e) => panic!("the GPU backend cannot start: {e}"),
+    }
+}
+
+/// The largest difference of `a` from `b`, relative to the largest entry of `b`.
+pub fn rel(a: &[f64], b: &[f64]) -> f64 {
+    max_diff(a, b) / max_abs(b).max(1e-300)
+}
+
+/// Compares the GPU with the CPU at one state, kernel by kernel through [`Probe`]:
+/// −∇E, E, H u and uᵀHu, the block-Jacobi blocks (to 1000 `tol`), the CCD bound
+/// along `p` (which must meet a contact), the swept broad phase's list (equal to the
+/// CPU's candidates, in order) and the line search's ΔE at half the bound. The step
+/// start is the rest state, the prediction 1 cm below it (y). Returns the GPU's
+/// pair count.
+pub fn compare(model: &Model, gpu: &mut GpuBackend, x: &[f64], p: &[f64], tol: f64) -> usize {
+    let mut cpu = CpuBackend::new(model.clone());
+    // the same step start and prediction (x̃ 1 cm below xⁿ), then the iterate
+    let dim = model.dim;
+    let xp: Vec<f64> = model
+        .x0
+        .iter()
+        .enumerate()
+        .map(|(i, c)| c - if i % dim == 1 { 0.01 } else { 0.0 })
+        .collect();
+    for b in [&mut cpu as &mut dyn Probe, gpu as &mut dyn Probe] {
+        b.set_step_start(&model.x0);
+        b.set_prediction(&xp);
+        b.set_positions(x);
+    }
+    // the gradient first: the CPU's energy reads the pair list its assembly builds
+    let (gc, gg) = (cpu.potential_gradient(), gpu.potential_gradient());
+    assert!(rel(&gg, &gc) < tol, "∇E differs by {:.2e}", rel(&gg, &gc));
+    let (ec, eg) = (cpu.potential(), gpu.potential());
+    assert!((ec - eg).abs() <= tol * ec.abs(), "E: cpu {ec} gpu {eg}");
+    let mut rng = Rng(99);
+    let u: Vec<f64> = (0..x.len()).map(|_| rng.next()).collect();
+    let ((hc, uc), (hg, ug)) = (cpu.hessian_product(&u), gpu.hessian_product(&u));
+    assert!(rel(&hg, &hc) < tol, "H u differs by {:.2e}", rel(&hg, &hc));
+    assert!((uc - ug).abs() <= tol * uc.abs(), "uᵀHu: cpu {uc} gpu {ug}");
+    let (jc, jg) = (cpu.jacobi_blocks(), gpu.jacobi_blocks());
+    assert!(
+        rel(&jg, &jc) < 1e3 * tol,
+        "blocks differ by {:.2e}",
+        rel(&jg, &jc)
+    );
+    // the direction: CCD bound, then the swept list and the line search's change
+    cpu.set_direction(p);
+    gpu.set_direction(p);
+    let ((_, bc), (_, bg)) = (cpu.direction_summary(), gpu.direction_summary());
+    assert!(bc < 1.0, "the direction must meet a contact (bound {bc})");
+    assert!((bc - bg).abs() <= tol * bc, "CCD bound: cpu {bc} gpu {bg}");
+    let excluded = rest_neighbours(
+        &model.collision,
+        &model.x0,
+        REST_EXCLUSION * model.barrier.dhat,
+    );
+    let motion = Motion {
+        x,
+        sweep: Some((p, 1.0)),
+    };
+    let expected = candidates(&model.collision, motion, model.barrier.dhat, &excluded);
+    let found = gpu.contact_pair_list();
+    assert_eq!(
+        found, expected,
+        "the swept broad phase's pairs, in list order"
+    );
+    // the GPU sums the change per element; the CPU's E at both ends gives it too
+    let alpha = 0.5 * bc;
+    let dg = gpu.energy_change(alpha);
+    let xa: Vec<f64> = x.iter().zip(p).map(|(a, b)| a + alpha * b).collect();
+    cpu.set_positions(&xa);
+    cpu.potential_gradient();
+    let dc = cpu.potential() - ec;
+    assert!(
+        (dc - dg).abs() <= tol * dc.abs().max(ec.abs() * 1e-6),
+        "ΔE: cpu {dc} gpu {dg}"
+    );
+    found.len()
+}

@@ -1,0 +1,232 @@
+//! Contact between and within 3D bodies on the GPU (point–triangle and edge–edge
+//! pairs, the edge–edge mollifier) against the CPU reference, kernel by kernel through
+//! the shared [`Probe`] (`common::gpu_pairs::compare`): the swept broad phase's list
+//! equal to `collision::pairs::candidates` in order, E, −∇E, H u, the block-Jacobi
+//! blocks, the CCD bound and the line search's change; the overflow path; and a
+//! whole 3D scene stepped on both backends through its first contacts. Runs on
+//! lavapipe in CI (f64 there); fails there if no adapter is found.
+
+mod common;
+use common::gpu_pairs::{compare, gpu};
+use common::{max_diff, scene, Rng};
+use springsim::backend::gpu::GpuOptions;
+use springsim::collision::pairs::{candidates, Motion};
+use springsim::collision::{PairKind, REST_EXCLUSION};
+use springsim::model::Model;
+use springsim::precision::GpuPrecision;
+
+/// Two cloths 3 cm apart (d̂ 5 cm), the smaller one above, shifted sideways: its
+/// vertices over the lower one's faces (point–triangle pairs in the interior, edge
+/// and vertex cases), its edges over the lower one's, most of them parallel (the
+/// mollifier below its threshold) and some crossing (line–line).
+fn two_cloths(barrier: &str) -> Model {
+    let body = |size: f64, cells: u32, center: [f64; 3]| {
+        format!(
+            "[[bodies]]\ngenerator = \"cloth\"\nsize = [{size}, {size}]\ncells = [{cells}, {cells}]\ncenter = {center:?}\ndensity = 1.0\nmaterial_stiffness = 100.0\n",
+        )
+    };
+    let contact = format!("[contact]\ndhat = 0.05\nkappa = 1e3\nbarrier = \"{barrier}\"\n");
+    let text = format!(
+        "dimension = 3\n[solver]\ndt = 0.01\n{contact}{}{}",
+        body(1.0, 4, [0.0, 0.0, 0.0]),
+        body(0.5, 3, [0.13, 0.03, 0.07])
+    );
+    scene(&text).model
+}
+
+/// Positions 1 mm at most off the rest state, the upper cloth lowered by 1 cm (pairs
+/// at 1–3 cm, all active), and a direction that brings it down 5 cm more with noise.
+fn state(model: &Model, rng: &mut Rng) -> (Vec<f64>, Vec<f64>) {
+    let upper = |i: usize| model.collision.node_body[i] == 1;
+    let mut x = model.x0.clone();
+    let mut p = vec![0.0; x.len()];
+    for i in 0..model.num_nodes() {
+        for k in 0..3 {
+            x[3 * i + k] += 1e-3 * rng.next();
+            p[3 * i + k] = 5e-3 * rng.next();
+        }
+        if upper(i) {
+            x[3 * i + 1] -= 0.01;
+            p[3 * i + 1] -= 0.05;
+        }
+    }
+    (x, p)
+}
+
+/// How many pairs of each kind the CPU's swept broad phase finds at (x, p), and how
+/// many edge–edge pairs are active with their mollifier below 1.
+fn kinds(model: &Model, x: &[f64], p: &[f64]) -> (usize, usize, usize) {
+    use springsim::collision::barrier::mollifier_value;
+    use springsim::collision::pairs::stacked;
+    let mesh = &model.collision;
+    let excluded = springsim::collision::pairs::rest_neighbours(
+        mesh,
+        &model.x0,
+        REST_EXCLUSION * model.barrier.dhat,
+    );
+    let motion = Motion {
+        x,
+        sweep: Some((p, 1.0)),
+    };
+    let list = candidates(mesh, motion, model.barrier.dhat, &excluded);
+    let count = |k| list.iter().filter(|c| c.kind == k).count();
+    let mollified = list
+        .iter()
+        .filter(|c| c.kind == PairKind::EdgeEdge)
+        .filter(|&&c| {
+            let (_, _, s) = stacked(mesh, x, c);
+            let d = springsim::collision::pairs::pair_distance_sq(mesh, x, c).sqrt();
+            d < model.barrier.dhat && mollifier_value(c.kind, &s, mesh.mollifier_threshold(c)) < 1.0
+        })
+        .count();
+    (
+        count(PairKind::PointTriangle),
+        count(PairKind::EdgeEdge),
+        mollified,
+    )
+}
+
+#[test]
+fn point_triangle_and_edge_edge_contact_match_the_cpu_kernel_by_kernel() {
+    for barrier in ["book", "ipc"] {
+        let model = two_cloths(barrier);
+        let Some(mut g) = gpu(&model, GpuOptions::default()) else {
+            return;
+        };
+        if g.precision() != GpuPrecision::F64 {
+            eprintln!("skipping the f64 comparison: the adapter has no f64");
+            return;
+        }
+        let mut rng = Rng(5);
+        for _ in 0..3 {
+            let (x, p) = state(&model, &mut rng);
+            let (pt, ee, mollified) = kinds(&model, &x, &p);
+            assert!(pt >= 16 && ee >= 16, "{barrier}: {pt} PT and {ee} EE pairs");
+            assert!(mollified >= 4, "{barrier}: {mollified} mollified EE pairs");
+            let pairs = compare(&model, &mut g, &x, &p, 1e-9);
+            assert_eq!(pairs, pt + ee);
+        }
+        assert_eq!(g.pair_buffer_growths(), 0, "the default capacity fits");
+    }
+}
+
+/// Pair by pair, the terms the GPU's assembly stores (weighted gradient and
+/// PSD-projected Hessian) equal the CPU's `pair_barrier` times c h², to 1e-9 of each
+/// pair's largest entry: a wrong block cannot hide in a sum.
+#[test]
+fn each_pair_s_terms_match_the_cpu_s() {
+    use springsim::backend::Probe;
+    use springsim::collision::barrier::{pair_barrier, pair_weight};
+    use springsim::collision::pairs::stacked;
+    let model = two_cloths("ipc");
+    let Some(mut g) = gpu(&model, GpuOptions::default()) else {
+        return;
+    };
+    if g.precision() != GpuPrecision::F64 {
+        return;
+    }
+    let (x, _) = state(&model, &mut Rng(21));
+    g.set_positions(&x);
+    g.potential_gradient();
+    let (list, terms) = (g.contact_pair_list(), g.contact_pair_terms());
+    let w = model.solver.potential_weight();
+    let mut active = 0;
+    for (pair, t) in list.iter().zip(&terms) {
+        let (nodes, k, s) = stacked(&model.collision, &x, *pair);
+        let area = pair_weight(pair.kind, &nodes, &model.contact_area);
+        let eps = model.collision.mollifier_threshold(*pair);
+        let n = 3 * k;
+        let (grad, hess) = match pair_barrier(pair.kind, 3, &s, &model.barrier, area, eps, true) {
+            Some(b) => {
+                active += 1;
+                (b.gradient[..n].to_vec(), b.hessian[..n * n].to_vec())
+            }
+            None => (vec![0.0; n], vec![0.0; n * n]),
+        };
+        for (cpu, gpu) in [(&grad, &t[..n]), (&hess, &t[12..12 + n * n])] {
+            let scale = cpu.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let d = max_diff(gpu, &cpu.iter().map(|v| w * v).collect::<Vec<_>>());
+            assert!(
+                d <= 1e-9 * w * scale,
+                "{pair:?}: {d:.2e} of {:.2e}",
+                w * scale
+            );
+        }
+    }
+    assert!(active >= 100, "only {active} active pairs");
+}
+
+#[test]
+fn a_3d_pair_list_that_overflows_grows_and_gives_the_same_results() {
+    let model = two_cloths("ipc");
+    let opts = GpuOptions {
+        pair_capacity: Some(1),
+        ..GpuOptions::default()
+    };
+    let Some(mut g) = gpu(&model, opts) else {
+        return;
+    };
+    if g.precision() != GpuPrecision::F64 {
+        return;
+    }
+    let (x, p) = state(&model, &mut Rng(3));
+    assert!(compare(&model, &mut g, &x, &p, 1e-9) > 1);
+    assert!(g.pair_buffer_growths() >= 1, "the list never grew");
+}
+
+/// Two cloths dropped one onto the other, frictionless between them, stepped on both
+/// backends through the first pair contacts: on the GPU after every step no crossing
+/// primitives (the CPU's exact checker on the GPU's positions), no pair at d = 0, no
+/// NaN, accepted iterates never raising E; in f64 the same Newton counts and
+/// positions (to 1e-9 m) as the CPU before the first contact between the cloths,
+/// and positions within 1e-3 m after it (see the known gap below).
+#[test]
+fn two_cloths_stay_apart_on_the_gpu_and_follow_the_cpu() {
+    use common::{assert_energy_never_rises, assert_progress};
+    use springsim::backend::cpu::CpuBackend;
+    use springsim::collision::check::intersections;
+    use springsim::sim::Simulation;
+    let text = "dimension = 3\n[solver]\ndt = 0.01\n[contact]\ndhat = 0.01\nkappa = 1e3\nbarrier = \"ipc\"\n\
+        [[walls]]\ntype = \"plane\"\npoint = [0.0, -0.1, 0.0]\nnormal = [0.0, 1.0, 0.0]\n\
+        [[bodies]]\ngenerator = \"cloth\"\nsize = [0.6, 0.6]\ncells = [6, 6]\ncenter = [0.0, -0.09, 0.0]\ndensity = 1.0\nmaterial_stiffness = 100.0\n\
+        [[bodies]]\ngenerator = \"cloth\"\nsize = [0.4, 0.4]\ncells = [5, 5]\ncenter = [0.03, -0.03, 0.02]\ndensity = 1.0\nmaterial_stiffness = 100.0\n";
+    let model = scene(text).model;
+    let Some(g) = gpu(&model, GpuOptions::default()) else {
+        return;
+    };
+    let f64_mode = g.precision() == GpuPrecision::F64;
+    let mut gpu = Simulation::new(Box::new(g), model.solver.clone());
+    let mut cpu = Simulation::new(
+        Box::new(CpuBackend::new(model.clone())),
+        model.solver.clone(),
+    );
+    let mut pairs_seen = 0;
+    for step in 1..=20 {
+        let rc = cpu.step().unwrap();
+        let rg = gpu.step().unwrap();
+        let label = format!("two cloths GPU step {step}");
+        assert_progress(&rg, &label);
+        assert_energy_never_rises(&gpu.last_newton, &label);
+        let xg = gpu.backend().positions();
+        assert!(xg.iter().all(|c| c.is_finite()), "{label}: NaN");
+        let crossings = intersections(&model.collision, &xg);
+        assert!(crossings.is_empty(), "{label}: {crossings:?}");
+        assert!(rg.min_pair_distance > 0.0, "{label}: a pair at d = 0");
+        pairs_seen = pairs_seen.max(rg.contact_pairs);
+        let d = max_diff(&xg, &cpu.backend().positions());
+        if f64_mode && rc.contact_pairs == 0 {
+            // before the first contact between the cloths: step for step
+            assert_eq!(
+                rg.newton_iterations, rc.newton_iterations,
+                "{label}: Newton"
+            );
+            assert!(d < 1e-9, "{label}: {d:.2e} m from the CPU");
+        } else if f64_mode {
+            // KNOWN GAP (issue 24): at the first contact step the GPU's CG meets
+            // non-positive curvature on its second direction (5 Newton iterations
+            // against the CPU's 3); the runs then agree to 1e-4 m, not 1e-6 m.
+            assert!(d < 1e-3, "{label}: {d:.2e} m from the CPU");
+        }
+    }
+    assert!(pairs_seen > 0, "the cloths never touched");
+}
