@@ -267,8 +267,7 @@ fn soak(args: &SoakArgs) -> Result<bool, String> {
 }
 
 /// Whether `sc` has contact between and within bodies that the soak does not run on
-/// the GPU: what the GPU backend does not run yet (3D pairs, friction between
-/// bodies), and on a software adapter (lavapipe) any of it, because its pair kernels
+/// the GPU: what the GPU backend does not run yet (friction between bodies), and on a software adapter (lavapipe) any of it, because its pair kernels
 /// leak about 0.1–0.5 MB of host memory per dispatch there (BENCHMARKS.md, "GPU
 /// self-contact"), which a whole soak in one process does not survive.
 fn gpu_lacks_contact(sc: &Scene) -> bool {

@@ -43,6 +43,14 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../../../shaders/pair_derivatives.wgsl"),
     ),
     (
+        "pair_distance.wgsl",
+        include_str!("../../../shaders/pair_distance.wgsl"),
+    ),
+    (
+        "pair_candidates.wgsl",
+        include_str!("../../../shaders/pair_candidates.wgsl"),
+    ),
+    (
         "kernels/pair_assemble.wgsl",
         include_str!("../../../shaders/kernels/pair_assemble.wgsl"),
     ),

@@ -1,0 +1,155 @@
+// The squared distance of a contact pair from its stacked coordinates, by the case
+// that realises it (the CPU's case selection: src/collision/distance/), with the
+// closest points' coefficients that pair_derivatives.wgsl differentiates.
+// #import precision.wgsl
+
+// sin² of the angle below which two directions count as parallel (twin of
+// collision::distance::NEARLY_PARALLEL_SIN_SQ): no line–line or point–plane case.
+const NEARLY_PARALLEL_SIN_SQ: real = 1e-14;
+
+// Stacked coordinates of a pair's nodes.
+struct Stacked {
+    s: array<vec3<real>, 4>,
+}
+
+// The unclamped parameter of p's projection on the line of e0–e1 (0 for a
+// zero-length edge).
+fn point_edge_parameter(p: vec3<real>, e0: vec3<real>, e1: vec3<real>) -> real {
+    let e = e1 - e0;
+    let den = dot(e, e);
+    if (den > 0.0) { return dot(p - e0, e) / den; }
+    return 0.0;
+}
+
+// |a × b|² (the 2D cross product a_x b_y − a_y b_x where z = 0).
+fn cross_sq(a: vec3<real>, b: vec3<real>) -> real {
+    let c = cross(a, b);
+    return dot(c, c);
+}
+
+// The unit vector of stacked slot l.
+fn slot_unit(l: u32) -> vec4<real> {
+    return vec4<real>(
+        select(real(0.0), 1.0, l == 0u),
+        select(real(0.0), 1.0, l == 1u),
+        select(real(0.0), 1.0, l == 2u),
+        select(real(0.0), 1.0, l == 3u),
+    );
+}
+
+// The case of a pair's distance as its closest points give it: the squared distance
+// (m²) by the case's formula (point–point, point–line, point–plane, line–line), and
+// the closest points' difference v = Σ_l β_l s_l with β affine in `free` (0 to 2)
+// parameters λ of the closest points, ∂β/∂λ_j = dbeta[j].
+struct Closest {
+    dsq: real,
+    beta: vec4<real>,
+    dbeta0: vec4<real>,
+    dbeta1: vec4<real>,
+    free: u32,
+}
+
+// Point–point, slots a and b.
+fn closest_point_point(st: Stacked, a: u32, b: u32) -> Closest {
+    var o: Closest;
+    let d = st.s[a] - st.s[b];
+    o.dsq = dot(d, d);
+    o.beta = slot_unit(a) - slot_unit(b);
+    o.free = 0u;
+    return o;
+}
+
+// Point slot p against the edge of slots a–b, the case chosen by the projection's
+// parameter (twin of distance::point_edge's case selection).
+fn closest_point_edge(st: Stacked, p: u32, a: u32, b: u32) -> Closest {
+    let t = point_edge_parameter(st.s[p], st.s[a], st.s[b]);
+    if (t <= 0.0) { return closest_point_point(st, p, a); }
+    if (t >= 1.0) { return closest_point_point(st, p, b); }
+    var o: Closest;
+    let e = st.s[b] - st.s[a];
+    o.dsq = cross_sq(st.s[a] - st.s[p], st.s[b] - st.s[p]) / dot(e, e);
+    o.beta = slot_unit(p) - (1.0 - t) * slot_unit(a) - t * slot_unit(b);
+    o.dbeta0 = slot_unit(a) - slot_unit(b);
+    o.free = 1u;
+    return o;
+}
+
+// The nearer of two cases (the first on a tie, as the CPU's strict comparison).
+fn nearer(best: Closest, c: Closest) -> Closest {
+    if (c.dsq < best.dsq) { return c; }
+    return best;
+}
+
+// Point–triangle [p, t0, t1, t2]: the interior where the projection falls strictly
+// inside a non-degenerate triangle, else the nearest of the three edges (twin of
+// distance::point_triangle's classify).
+fn closest_point_triangle(st: Stacked) -> Closest {
+    let p = st.s[0];
+    let t0 = st.s[1];
+    let t1 = st.s[2];
+    let t2 = st.s[3];
+    let e1 = t1 - t0;
+    let e2 = t2 - t0;
+    let n = cross(e1, e2);
+    let nn = dot(n, n);
+    if (nn > NEARLY_PARALLEL_SIN_SQ * dot(e1, e1) * dot(e2, e2)) {
+        let w0 = dot(cross(t1 - p, t2 - p), n);
+        let w1 = dot(cross(t2 - p, t0 - p), n);
+        let w2 = dot(cross(t0 - p, t1 - p), n);
+        if (w0 > 0.0 && w1 > 0.0 && w2 > 0.0) {
+            var o: Closest;
+            let qn = dot(p - t0, n);
+            o.dsq = qn * qn / nn;
+            o.beta = slot_unit(0u) - (w0 / nn) * slot_unit(1u) - (w1 / nn) * slot_unit(2u) - (w2 / nn) * slot_unit(3u);
+            // λ = the barycentrics of t1 and t2, t0's being 1 − λ0 − λ1
+            o.dbeta0 = slot_unit(1u) - slot_unit(2u);
+            o.dbeta1 = slot_unit(1u) - slot_unit(3u);
+            o.free = 2u;
+            return o;
+        }
+    }
+    var best = closest_point_edge(st, 0u, 1u, 2u);
+    best = nearer(best, closest_point_edge(st, 0u, 2u, 3u));
+    return nearer(best, closest_point_edge(st, 0u, 3u, 1u));
+}
+
+// Edge–edge [ea0, ea1, eb0, eb1]: line–line where both closest points of the lines
+// are strictly inside not nearly parallel edges, else the nearest of the four
+// point–edge sub-pairs (twin of distance::edge_edge's classify).
+fn closest_edge_edge(st: Stacked) -> Closest {
+    let u = st.s[1] - st.s[0];
+    let v = st.s[3] - st.s[2];
+    let n = cross(u, v);
+    let nn = dot(n, n);
+    if (nn > NEARLY_PARALLEL_SIN_SQ * dot(u, u) * dot(v, v)) {
+        let r = st.s[2] - st.s[0];
+        let s = dot(cross(r, v), n) / nn;
+        let t = dot(cross(r, u), n) / nn;
+        if (s > 0.0 && s < 1.0 && t > 0.0 && t < 1.0) {
+            var o: Closest;
+            let wn = dot(st.s[0] - st.s[2], n);
+            o.dsq = wn * wn / nn;
+            o.beta = (1.0 - s) * slot_unit(0u) + s * slot_unit(1u) - (1.0 - t) * slot_unit(2u) - t * slot_unit(3u);
+            o.dbeta0 = slot_unit(1u) - slot_unit(0u);
+            o.dbeta1 = slot_unit(2u) - slot_unit(3u);
+            o.free = 2u;
+            return o;
+        }
+    }
+    var best = closest_point_edge(st, 0u, 2u, 3u);
+    best = nearer(best, closest_point_edge(st, 1u, 2u, 3u));
+    best = nearer(best, closest_point_edge(st, 2u, 0u, 1u));
+    return nearer(best, closest_point_edge(st, 3u, 0u, 1u));
+}
+
+fn pair_closest(kind: u32, st: Stacked) -> Closest {
+    if (kind == KIND_POINT_TRIANGLE) { return closest_point_triangle(st); }
+    if (kind == KIND_EDGE_EDGE) { return closest_edge_edge(st); }
+    return closest_point_edge(st, 0u, 1u, 2u);
+}
+
+// Squared distance (m²) of a pair from its stacked coordinates.
+fn stacked_distance_sq(kind: u32, st: Stacked) -> real {
+    return pair_closest(kind, st).dsq;
+}
+
