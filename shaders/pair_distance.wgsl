@@ -97,15 +97,10 @@ fn closest_point_triangle(st: Stacked) -> Closest {
         let w1 = dot(cross(t2 - p, t0 - p), n);
         let w2 = dot(cross(t0 - p, t1 - p), n);
         if (w0 > 0.0 && w1 > 0.0 && w2 > 0.0) {
-            var o: Closest;
             let qn = dot(p - t0, n);
-            o.dsq = qn * qn / nn;
-            o.beta = slot_unit(0u) - (w0 / nn) * slot_unit(1u) - (w1 / nn) * slot_unit(2u) - (w2 / nn) * slot_unit(3u);
+            let beta = slot_unit(0u) - (w0 / nn) * slot_unit(1u) - (w1 / nn) * slot_unit(2u) - (w2 / nn) * slot_unit(3u);
             // λ = the barycentrics of t1 and t2, t0's being 1 − λ0 − λ1
-            o.dbeta0 = slot_unit(1u) - slot_unit(2u);
-            o.dbeta1 = slot_unit(1u) - slot_unit(3u);
-            o.free = 2u;
-            return o;
+            return Closest(qn * qn / nn, beta, slot_unit(1u) - slot_unit(2u), slot_unit(1u) - slot_unit(3u), 2u);
         }
     }
     var best = closest_point_edge(st, 0u, 1u, 2u);
@@ -126,14 +121,9 @@ fn closest_edge_edge(st: Stacked) -> Closest {
         let s = dot(cross(r, v), n) / nn;
         let t = dot(cross(r, u), n) / nn;
         if (s > 0.0 && s < 1.0 && t > 0.0 && t < 1.0) {
-            var o: Closest;
             let wn = dot(st.s[0] - st.s[2], n);
-            o.dsq = wn * wn / nn;
-            o.beta = (1.0 - s) * slot_unit(0u) + s * slot_unit(1u) - (1.0 - t) * slot_unit(2u) - t * slot_unit(3u);
-            o.dbeta0 = slot_unit(1u) - slot_unit(0u);
-            o.dbeta1 = slot_unit(2u) - slot_unit(3u);
-            o.free = 2u;
-            return o;
+            let beta = (1.0 - s) * slot_unit(0u) + s * slot_unit(1u) - (1.0 - t) * slot_unit(2u) - t * slot_unit(3u);
+            return Closest(wn * wn / nn, beta, slot_unit(1u) - slot_unit(0u), slot_unit(2u) - slot_unit(3u), 2u);
         }
     }
     var best = closest_point_edge(st, 0u, 2u, 3u);

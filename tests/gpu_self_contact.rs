@@ -7,8 +7,8 @@
 //! (f64 there, so to about 1e-10); fails there if no adapter is found.
 
 mod common;
-use common::gpu_pairs::{compare, gpu, rel};
-use common::{max_diff, scene, Rng};
+use common::gpu_pairs::{compare, gpu, rel, step_beside_cpu};
+use common::{scene, Rng};
 use springsim::backend::cpu::CpuBackend;
 use springsim::backend::gpu::GpuOptions;
 use springsim::backend::Probe;
@@ -102,44 +102,22 @@ fn a_pair_list_that_overflows_grows_and_gives_the_same_results() {
 /// contact pair count; positions within 1e-6 m of the CPU's in f64.
 #[test]
 fn two_squares_stay_apart_on_the_gpu_and_follow_the_cpu() {
-    use common::{assert_energy_never_rises, assert_progress};
-    use springsim::collision::check::intersections;
-    use springsim::sim::Simulation;
     let mut model = springsim::scene::load("two_squares").unwrap().model;
     model.self_contact.friction = 0.0;
     let Some(g) = gpu(&model, GpuOptions::default()) else {
         return;
     };
-    let f64_mode = g.precision() == springsim::precision::GpuPrecision::F64;
-    let mut gpu = Simulation::new(Box::new(g), model.solver.clone());
-    let mut cpu = Simulation::new(
-        Box::new(CpuBackend::new(model.clone())),
-        model.solver.clone(),
-    );
-    let mut pairs_seen = 0;
-    for step in 1..=40 {
-        let rc = cpu.step().unwrap();
-        let rg = gpu.step().unwrap();
+    let pairs_seen = step_beside_cpu(&model, g, 40, "two_squares", |step, rg, rc, d, f64_mode| {
         let label = format!("two_squares GPU step {step}");
-        assert_progress(&rg, &label);
-        assert_energy_never_rises(&gpu.last_newton, &label);
-        let xg = gpu.backend().positions();
-        assert!(xg.iter().all(|c| c.is_finite()), "{label}: NaN");
-        let crossings = intersections(&model.collision, &xg);
-        assert!(crossings.is_empty(), "{label}: {crossings:?}");
-        assert!(rg.min_pair_distance > 0.0, "{label}: a pair at d = 0");
-        pairs_seen = pairs_seen.max(rg.contact_pairs);
         if f64_mode {
             assert_eq!(
                 rg.newton_iterations, rc.newton_iterations,
                 "{label}: Newton"
             );
             assert_eq!(rg.contact_pairs, rc.contact_pairs, "{label}: contact pairs");
-            let xc = cpu.backend().positions();
-            let d = max_diff(&xg, &xc);
             assert!(d < 1e-6, "{label}: {d:.2e} m from the CPU");
         }
-    }
+    });
     assert!(pairs_seen > 0, "the squares never touched");
 }
 

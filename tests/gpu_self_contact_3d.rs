@@ -7,7 +7,7 @@
 //! lavapipe in CI (f64 there); fails there if no adapter is found.
 
 mod common;
-use common::gpu_pairs::{compare, gpu};
+use common::gpu_pairs::{compare, gpu, step_beside_cpu};
 use common::{max_diff, scene, Rng};
 use springsim::backend::gpu::GpuOptions;
 use springsim::collision::pairs::{candidates, Motion};
@@ -182,10 +182,6 @@ fn a_3d_pair_list_that_overflows_grows_and_gives_the_same_results() {
 /// and positions within 1e-3 m after it (see the known gap below).
 #[test]
 fn two_cloths_stay_apart_on_the_gpu_and_follow_the_cpu() {
-    use common::{assert_energy_never_rises, assert_progress};
-    use springsim::backend::cpu::CpuBackend;
-    use springsim::collision::check::intersections;
-    use springsim::sim::Simulation;
     let text = "dimension = 3\n[solver]\ndt = 0.01\n[contact]\ndhat = 0.01\nkappa = 1e3\nbarrier = \"ipc\"\n\
         [[walls]]\ntype = \"plane\"\npoint = [0.0, -0.1, 0.0]\nnormal = [0.0, 1.0, 0.0]\n\
         [[bodies]]\ngenerator = \"cloth\"\nsize = [0.6, 0.6]\ncells = [6, 6]\ncenter = [0.0, -0.09, 0.0]\ndensity = 1.0\nmaterial_stiffness = 100.0\n\
@@ -194,26 +190,8 @@ fn two_cloths_stay_apart_on_the_gpu_and_follow_the_cpu() {
     let Some(g) = gpu(&model, GpuOptions::default()) else {
         return;
     };
-    let f64_mode = g.precision() == GpuPrecision::F64;
-    let mut gpu = Simulation::new(Box::new(g), model.solver.clone());
-    let mut cpu = Simulation::new(
-        Box::new(CpuBackend::new(model.clone())),
-        model.solver.clone(),
-    );
-    let mut pairs_seen = 0;
-    for step in 1..=20 {
-        let rc = cpu.step().unwrap();
-        let rg = gpu.step().unwrap();
+    let pairs_seen = step_beside_cpu(&model, g, 20, "two cloths", |step, rg, rc, d, f64_mode| {
         let label = format!("two cloths GPU step {step}");
-        assert_progress(&rg, &label);
-        assert_energy_never_rises(&gpu.last_newton, &label);
-        let xg = gpu.backend().positions();
-        assert!(xg.iter().all(|c| c.is_finite()), "{label}: NaN");
-        let crossings = intersections(&model.collision, &xg);
-        assert!(crossings.is_empty(), "{label}: {crossings:?}");
-        assert!(rg.min_pair_distance > 0.0, "{label}: a pair at d = 0");
-        pairs_seen = pairs_seen.max(rg.contact_pairs);
-        let d = max_diff(&xg, &cpu.backend().positions());
         if f64_mode && rc.contact_pairs == 0 {
             // before the first contact between the cloths: step for step
             assert_eq!(
@@ -227,6 +205,6 @@ fn two_cloths_stay_apart_on_the_gpu_and_follow_the_cpu() {
             // against the CPU's 3); the runs then agree to 1e-4 m, not 1e-6 m.
             assert!(d < 1e-3, "{label}: {d:.2e} m from the CPU");
         }
-    }
+    });
     assert!(pairs_seen > 0, "the cloths never touched");
 }

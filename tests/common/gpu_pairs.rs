@@ -99,3 +99,44 @@ pub fn compare(model: &Model, gpu: &mut GpuBackend, x: &[f64], p: &[f64], tol: f
     );
     found.len()
 }
+
+/// Steps `model` on both backends (the GPU `g`, the CPU) for `steps` steps and checks
+/// after every GPU step that IPC's promise held: progress, accepted iterates never
+/// raising E, no NaN, no crossing primitives (the CPU's exact checker on the GPU's
+/// positions), no pair at d = 0. `agree(step, gpu record, cpu record, max position
+/// difference in m, f64 mode)` adds the test's own checks of the backends'
+/// agreement. Returns the most contact pairs the GPU saw in a step.
+pub fn step_beside_cpu(
+    model: &Model,
+    g: GpuBackend,
+    steps: u64,
+    name: &str,
+    mut agree: impl FnMut(u64, &springsim::sim::StepRecord, &springsim::sim::StepRecord, f64, bool),
+) -> u64 {
+    use super::{assert_energy_never_rises, assert_progress};
+    use springsim::collision::check::intersections;
+    use springsim::sim::Simulation;
+    let f64_mode = g.precision() == springsim::precision::GpuPrecision::F64;
+    let mut gpu = Simulation::new(Box::new(g), model.solver.clone());
+    let mut cpu = Simulation::new(
+        Box::new(CpuBackend::new(model.clone())),
+        model.solver.clone(),
+    );
+    let mut pairs_seen = 0;
+    for step in 1..=steps {
+        let rc = cpu.step().unwrap();
+        let rg = gpu.step().unwrap();
+        let label = format!("{name} GPU step {step}");
+        assert_progress(&rg, &label);
+        assert_energy_never_rises(&gpu.last_newton, &label);
+        let xg = gpu.backend().positions();
+        assert!(xg.iter().all(|c| c.is_finite()), "{label}: NaN");
+        let crossings = intersections(&model.collision, &xg);
+        assert!(crossings.is_empty(), "{label}: {crossings:?}");
+        assert!(rg.min_pair_distance > 0.0, "{label}: a pair at d = 0");
+        pairs_seen = pairs_seen.max(rg.contact_pairs);
+        let d = max_diff(&xg, &cpu.backend().positions());
+        agree(step, &rg, &rc, d, f64_mode);
+    }
+    pairs_seen
+}
