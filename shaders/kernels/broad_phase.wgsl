@@ -5,7 +5,8 @@
 // grid holds the targets (edges, then faces), the queries are the vertices (then,
 // in 3D, the edges). A hashed uniform grid built by counting sort, with no float
 // atomics and a deterministic result:
-//   bp_reset_*: counters zeroed, static or swept boxes chosen;
+//   bp_reset_*: counters zeroed, static or swept boxes chosen; a swept one recorded
+//     while a CG solve is still running holds the rest (HDR_HOLD);
 //   bp_extent: the grid's cell size, the largest box extent (atomic max of its f32 bits);
 //   bp_count_cells, bp_scan_cells, bp_fill_cells: each target into every cell its box
 //     overlaps (at most 2 per axis), cells hashed into H slots (each slot once per target);
@@ -26,6 +27,20 @@
 // and P.contact_grid_at2.x = node counts (n + 1), .y = node cursors (n).
 const HDR_CELL: u32 = 0u;
 const HDR_SWEEP: u32 = 1u;
+// 1 while a CG solve is running (a direction check recorded after a batch of CG
+// iterations that may not have finished it): the broad phase then leaves the list
+// and the incidence alone, since the running solve's mat-vec reads them with the
+// terms its assembly stored; the host discards such a check's figures.
+const HDR_HOLD: u32 = 2u;
+
+var<workgroup> wg_held: u32;
+
+// Whether this broad phase is held (HDR_HOLD), uniformly over the workgroup; every
+// invocation of a kernel calls it first.
+fn held(lid: u32) -> bool {
+    if (lid == 0u) { wg_held = atomicLoad(&contact_grid[HDR_HOLD]); }
+    return workgroupUniformLoad(&wg_held) != 0u;
+}
 
 fn grid_load(i: u32) -> u32 {
     return atomicLoad(&contact_grid[i]);
@@ -158,12 +173,13 @@ fn target_slots(j: u32) -> Slots {
     return o;
 }
 
-fn reset(t: u32, sweep: u32) {
+fn reset(t: u32, sweep: u32, hold: u32) {
     let g = P.contact_grid_at;
     let h = P.contact_counts.z;
     if (t == 0u) {
         atomicStore(&contact_grid[HDR_CELL], 0u);
         atomicStore(&contact_grid[HDR_SWEEP], sweep);
+        atomicStore(&contact_grid[HDR_HOLD], hold);
     }
     if (t <= h) { atomicStore(&contact_grid[g.x + t], 0u); }
     if (t < h) { atomicStore(&contact_grid[g.y + t], 0u); }
@@ -174,16 +190,18 @@ fn reset(t: u32, sweep: u32) {
 
 @compute @workgroup_size(256)
 fn bp_reset_static(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    reset(thread_index(wid, nwg, lid), 0u);
+    reset(thread_index(wid, nwg, lid), 0u, 0u);
 }
 
 @compute @workgroup_size(256)
 fn bp_reset_swept(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    reset(thread_index(wid, nwg, lid), 1u);
+    // held while a CG solve is running: started (‖b‖ > 0) and not done
+    reset(thread_index(wid, nwg, lid), 1u, select(0u, 1u, cg.done == 0u && cg.bb > 0.0));
 }
 
 @compute @workgroup_size(256)
 fn bp_extent(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    if (held(lid)) { return; }
     let t = thread_index(wid, nwg, lid);
     var ext: real = 0.0;
     if (t < P.contact_counts.x) { ext = box_extent(vertex_box(mesh_vertex(t))); }
@@ -197,6 +215,7 @@ fn bp_extent(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
 
 @compute @workgroup_size(256)
 fn bp_count_cells(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    if (held(lid)) { return; }
     let j = thread_index(wid, nwg, lid);
     if (j >= target_count()) { return; }
     let s = target_slots(j);
@@ -240,11 +259,13 @@ fn scan_counts(lid: u32, at: u32, len: u32, to_pairs: bool, dst: u32) -> u32 {
 
 @compute @workgroup_size(256)
 fn bp_scan_cells(@builtin(local_invocation_index) lid: u32) {
+    if (held(lid)) { return; }
     scan_counts(lid, P.contact_grid_at.x, P.contact_counts.z, false, 0u);
 }
 
 @compute @workgroup_size(256)
 fn bp_fill_cells(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    if (held(lid)) { return; }
     let j = thread_index(wid, nwg, lid);
     if (j >= target_count()) { return; }
     let s = target_slots(j);
@@ -289,6 +310,7 @@ fn query_candidates(q: u32, write: bool, first: u32) -> u32 {
 
 @compute @workgroup_size(256)
 fn bp_count_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    if (held(lid)) { return; }
     let q = thread_index(wid, nwg, lid);
     if (q >= query_count()) { return; }
     atomicStore(&contact_grid[P.contact_grid_at.w + q], query_candidates(q, false, 0u));
@@ -296,6 +318,7 @@ fn bp_count_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
 
 @compute @workgroup_size(256)
 fn bp_scan_pairs(@builtin(local_invocation_index) lid: u32) {
+    if (held(lid)) { return; }
     let total = scan_counts(lid, P.contact_grid_at.w, query_count(), false, 0u);
     if (lid == 0u) {
         pairs[0] = select(total, 0u, total > pair_capacity());
@@ -305,6 +328,7 @@ fn bp_scan_pairs(@builtin(local_invocation_index) lid: u32) {
 
 @compute @workgroup_size(256)
 fn bp_fill_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    if (held(lid)) { return; }
     let q = thread_index(wid, nwg, lid);
     if (q >= query_count() || pairs[1] > pair_capacity()) { return; }
     let g = P.contact_grid_at;
@@ -337,11 +361,13 @@ fn bp_fill_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
 
 @compute @workgroup_size(256)
 fn bp_scan_nodes(@builtin(local_invocation_index) lid: u32) {
+    if (held(lid)) { return; }
     scan_counts(lid, P.contact_grid_at2.x, P.n_nodes, true, incidence_offsets_at());
 }
 
 @compute @workgroup_size(256)
 fn bp_fill_incidence(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    if (held(lid)) { return; }
     let t = thread_index(wid, nwg, lid);
     if (t >= pair_count()) { return; }
     let n = pair_nodes(t);
@@ -353,6 +379,7 @@ fn bp_fill_incidence(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgro
 
 @compute @workgroup_size(256)
 fn bp_sort_incidence(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    if (held(lid)) { return; }
     let i = thread_index(wid, nwg, lid);
     if (i >= P.n_nodes) { return; }
     let base = incidence_at();

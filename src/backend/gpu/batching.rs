@@ -10,9 +10,19 @@ pub struct CgBatching {
     history: Vec<u32>,
     /// Direction solves so far in this step.
     solve_index: usize,
+    /// A fixed batch size instead of the policy (tests).
+    fixed: Option<u32>,
 }
 
 impl CgBatching {
+    /// The policy, or with `Some(k)` batches of k iterations always.
+    pub fn fixed(batch: Option<u32>) -> Self {
+        Self {
+            fixed: batch,
+            ..Self::default()
+        }
+    }
+
     /// A new step starts: solves are counted from 0 again.
     pub fn begin_step(&mut self) {
         self.solve_index = 0;
@@ -26,6 +36,9 @@ impl CgBatching {
     /// poor, the overshoot under 50 %).
     pub fn batch_size(&self, submitted: u64, cap: u32) -> u32 {
         let cap = cap.max(1);
+        if let Some(k) = self.fixed {
+            return k.clamp(1, cap);
+        }
         let b = if submitted == 0 {
             // Where this index is new, the latest solve is the history's last entry.
             let last = self

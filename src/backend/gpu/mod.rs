@@ -45,6 +45,10 @@ pub struct GpuOptions {
     /// Pairs the contact pair list holds at first (`None`: a size from the mesh);
     /// tests start tiny to exercise the grow-and-rerun path.
     pub pair_capacity: Option<u32>,
+    /// CG iterations per batch between two checks of the CG flags (`None`: chosen
+    /// from earlier solves, [`CgBatching`]); tests use 1 to put a direction check
+    /// after every iteration.
+    pub cg_batch: Option<u32>,
 }
 
 impl Default for GpuOptions {
@@ -53,6 +57,7 @@ impl Default for GpuOptions {
             max_groups_x: 65535,
             hide_f64: false,
             pair_capacity: None,
+            cg_batch: None,
         }
     }
 }
@@ -174,7 +179,7 @@ impl GpuBackend {
             pending_energy: None,
             ccd: 1.0,
             speculative_trial: None,
-            batching: CgBatching::default(),
+            batching: CgBatching::fixed(opts.cg_batch),
         };
         gpu.rebuild_pairs();
         Ok(gpu)

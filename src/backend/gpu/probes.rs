@@ -141,6 +141,9 @@ impl Probe for GpuBackend {
         let done = self.engine.layouts.cg_state.offset("done");
         self.engine.write_cg_field(done, &0u32.to_le_bytes());
         let uhu = quadratic_form(self.engine.reduce(&self.solve.matvec));
+        // ... and close it, so that no swept broad phase takes it for a running solve
+        // (which holds the pair list).
+        self.engine.write_cg_field(done, &1u32.to_le_bytes());
         (self.engine.read_vector(|b| &b.q, RealClass::Linear, 0), uhu)
     }
 
