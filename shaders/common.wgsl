@@ -45,6 +45,8 @@ struct Params {
     friction_slots: u32,
     // ε_v h (m): tangential slip per step below which friction is static
     friction_eps: real,
+    // μ of friction on contacts between and within bodies (contact.self_friction)
+    self_friction: real,
     gravity: vec4<real>,
     // wall w: normal at 2w (unit, xyz), a point on it at 2w + 1
     walls: array<vec4<real>, 32>,

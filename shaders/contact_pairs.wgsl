@@ -9,10 +9,14 @@
 // #import pair_distance.wgsl
 
 // `pairs` (u32): [0] pairs in the list (0 while the broad phase's list overflowed its
-// capacity), [1] pairs the broad phase found; from PAIR_LIST a record of PAIR_WORDS
-// per pair (kind, primitive a, primitive b, the four stacked nodes, the fourth unused
-// in 2D), sorted by kind then primitives; then per node the start of its incidence
-// entries (n + 1); then the entries (pair × 4 + slot), each node's ascending.
+// capacity), [1] pairs the broad phase found, [2] candidates in the list, [3] lagged
+// friction pairs; from PAIR_LIST a record of PAIR_WORDS per pair (kind, primitive a,
+// primitive b, the four stacked nodes, the fourth unused in 2D): the candidates,
+// sorted by kind then primitives, then a copy of every lagged friction pair (its
+// kind word with FRICTION_BIT); then per node the start of its incidence entries
+// (n + 1); then the entries (pair × 4 + slot), each node's ascending; then the
+// lagged friction pairs' own records (LAG region, the capacity's worth), which only
+// a friction lag rewrites (pair_friction.wgsl).
 const PAIR_LIST: u32 = 4u;
 const PAIR_WORDS: u32 = 7u;
 // Pair kinds, in the order of collision::PairKind: point–edge [vertex node, edge],
@@ -20,6 +24,8 @@ const PAIR_WORDS: u32 = 7u;
 const KIND_POINT_EDGE: u32 = 0u;
 const KIND_POINT_TRIANGLE: u32 = 1u;
 const KIND_EDGE_EDGE: u32 = 2u;
+// Set in the kind word of a lagged friction pair's record.
+const FRICTION_BIT: u32 = 4u;
 // Reals per pair in `pair_terms`: the gradient (up to 12), then the row-major
 // Hessian (up to 12 × 12), both weighted by c h².
 const PAIR_TERMS: u32 = 156u;
@@ -37,12 +43,27 @@ fn pair_count() -> u32 {
     return pairs[0];
 }
 
+// Candidates of the broad phase in the list (the lagged friction pairs follow).
+fn pair_candidates() -> u32 {
+    return pairs[2];
+}
+
+// Lagged friction pairs (the LAG region's records).
+fn lagged_count() -> u32 {
+    return pairs[3];
+}
+
 fn incidence_offsets_at() -> u32 {
     return PAIR_LIST + PAIR_WORDS * pair_capacity();
 }
 
 fn incidence_at() -> u32 {
     return incidence_offsets_at() + P.n_nodes + 1u;
+}
+
+// The LAG region: the lagged friction pairs' records.
+fn lag_at() -> u32 {
+    return incidence_at() + 4u * pair_capacity();
 }
 
 // The range of node i's incidence entries.
@@ -120,8 +141,14 @@ fn pair_word(t: u32, w: u32) -> u32 {
     return pairs[PAIR_LIST + PAIR_WORDS * t + w];
 }
 
+// The kind of pair t's primitives (a friction record's too).
 fn pair_kind(t: u32) -> u32 {
-    return pair_word(t, 0u);
+    return pair_word(t, 0u) & 3u;
+}
+
+// Whether list entry t is a lagged friction pair (t ≥ pair_candidates()).
+fn pair_is_friction(t: u32) -> bool {
+    return (pair_word(t, 0u) & FRICTION_BIT) != 0u;
 }
 
 // The two primitives of pair t.

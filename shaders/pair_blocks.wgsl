@@ -2,6 +2,12 @@
 // them in `pair_terms`, and the operator's couplings between a pair's nodes.
 // #import contact_pairs.wgsl
 
+// Component a of v, without indexing a vector by a variable (which some drivers,
+// lavapipe among them, get wrong in the large pair kernels).
+fn comp(v: vec3<real>, a: u32) -> real {
+    return select(select(v.x, v.y, a == 1u), v.z, a == 2u);
+}
+
 fn pair_terms_at(t: u32) -> u32 {
     return t * PAIR_TERMS;
 }

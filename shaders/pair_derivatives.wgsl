@@ -21,12 +21,6 @@ struct DistanceDerivatives {
     hess: array<real, 144>,
 }
 
-// Component a of v, without indexing a vector by a variable (which some drivers,
-// lavapipe among them, get wrong in these large kernels).
-fn comp(v: vec3<real>, a: u32) -> real {
-    return select(select(v.x, v.y, a == 1u), v.z, a == 2u);
-}
-
 fn closest_derivatives(st: Stacked, c: Closest) -> DistanceDerivatives {
     var o: DistanceDerivatives;
     let k = pair_node_count();

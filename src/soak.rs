@@ -267,12 +267,11 @@ fn soak(args: &SoakArgs) -> Result<bool, String> {
 }
 
 /// Whether `sc` has contact between and within bodies that the soak does not run on
-/// the GPU: what the GPU backend does not run yet (friction between bodies), and on a software adapter (lavapipe) any of it, because its pair kernels
+/// the GPU: on a software adapter (lavapipe) none of it, because its pair kernels
 /// leak about 0.1–0.5 MB of host memory per dispatch there (BENCHMARKS.md, "GPU
 /// self-contact"), which a whole soak in one process does not survive.
 fn gpu_lacks_contact(sc: &Scene) -> bool {
-    crate::backend::gpu::self_contact_refusal(&sc.model).is_some()
-        || (software_adapter() && crate::backend::gpu::contact::enabled(&sc.model))
+    software_adapter() && crate::backend::gpu::contact::enabled(&sc.model)
 }
 
 /// Why [`gpu_lacks_contact`] holds, in words.

@@ -7,7 +7,7 @@
 //! (f64 there, so to about 1e-10); fails there if no adapter is found.
 
 mod common;
-use common::gpu_pairs::{compare, gpu, rel, step_beside_cpu};
+use common::gpu_pairs::{compare, compare_friction, gpu, rel, step_beside_cpu};
 use common::{scene, Rng};
 use springsim::backend::cpu::CpuBackend;
 use springsim::backend::gpu::GpuOptions;
@@ -102,8 +102,11 @@ fn a_pair_list_that_overflows_grows_and_gives_the_same_results() {
 /// contact pair count; positions within 1e-6 m of the CPU's in f64.
 #[test]
 fn two_squares_stay_apart_on_the_gpu_and_follow_the_cpu() {
-    let mut model = springsim::scene::load("two_squares").unwrap().model;
-    model.self_contact.friction = 0.0;
+    let model = springsim::scene::load("two_squares").unwrap().model;
+    assert!(
+        model.self_contact.friction > 0.0,
+        "two_squares has friction between bodies"
+    );
     let Some(g) = gpu(&model, GpuOptions::default()) else {
         return;
     };
@@ -111,10 +114,15 @@ fn two_squares_stay_apart_on_the_gpu_and_follow_the_cpu() {
         let label = format!("two_squares GPU step {step}");
         if f64_mode {
             assert_eq!(
-                rg.newton_iterations, rc.newton_iterations,
-                "{label}: Newton"
+                (rg.newton_iterations, rg.contact_pairs),
+                (rc.newton_iterations, rc.contact_pairs),
+                "{label}: Newton, contact pairs"
             );
-            assert_eq!(rg.contact_pairs, rc.contact_pairs, "{label}: contact pairs");
+            assert_eq!(
+                (rg.sticking, rg.sliding),
+                (rc.sticking, rc.sliding),
+                "{label}: sticking, sliding"
+            );
             assert!(d < 1e-6, "{label}: {d:.2e} m from the CPU");
         }
     });
@@ -164,4 +172,29 @@ fn point_edge_contact_in_f32_and_mixed_agrees_to_their_precision() {
         );
         assert!(g.contact_pair_list().len() >= 8, "{mode:?}: too few pairs");
     }
+}
+
+/// Friction between the bodies (μ = 0.5), kernel by kernel against the CPU
+/// (`compare_friction`): lagged at a state with active pairs, then evaluated after
+/// the upper grid slipped sideways by up to 3e-5 m per node (ε_v h = 1e-5 m: some
+/// pairs stick, most slide).
+#[test]
+fn friction_between_bodies_matches_the_cpu_kernel_by_kernel() {
+    let mut model = two_grids("ipc");
+    model.self_contact.friction = 0.5;
+    let Some(mut g) = gpu(&model, GpuOptions::default()) else {
+        return;
+    };
+    if g.precision() != springsim::precision::GpuPrecision::F64 {
+        return;
+    }
+    let mut rng = Rng(5);
+    let (x_lag, p) = state(&model, &mut rng);
+    let mut x = x_lag.clone();
+    for i in 0..model.num_nodes() {
+        if model.collision.node_body[i] == 1 {
+            x[2 * i] += 3e-5 * rng.next();
+        }
+    }
+    compare_friction(&model, &mut g, &x_lag, &x, &p, 1e-9);
 }

@@ -1,7 +1,7 @@
 //! Self-contact from the command line: a run's summary and steps.csv report the pairs,
 //! `springsim check` verifies a finished run (and catches one without self-contact),
-//! VTU frames carry each node's pair distance, the GPU backend refuses such a scene
-//! in one line, and bad keys are refused.
+//! VTU frames carry each node's pair distance, the GPU backend runs such a scene with
+//! friction between the bodies, and bad keys are refused.
 
 mod common;
 use common::{springsim, temp_dir};
@@ -127,8 +127,10 @@ fn check_finds_the_crossings_of_a_run_without_self_contact() {
     );
 }
 
+/// Friction between bodies runs on the GPU too: `--backend gpu` runs the bundled
+/// `two_squares` (μ = 0.5 between the squares) and summary.json names the backend.
 #[test]
-fn the_gpu_backend_refuses_friction_between_bodies_in_one_line() {
+fn friction_between_bodies_runs_on_the_gpu_backend() {
     let dir = temp_dir("sc_gpu");
     let run = |backend: &str| {
         let d = dir.to_str().unwrap();
@@ -145,18 +147,12 @@ fn the_gpu_backend_refuses_friction_between_bodies_in_one_line() {
         ])
     };
     let o = run("gpu");
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.contains("contact.self_friction") && err.contains("--backend cpu"),
-        "{err}"
-    );
-    // auto runs it on the CPU.
-    let o = run("auto");
+    if std::env::var_os("CI").is_none() && text(&o).contains("adapter") {
+        return; // no GPU adapter here (CI has lavapipe)
+    }
     assert!(o.status.success(), "{}", text(&o));
     let s = std::fs::read_to_string(dir.join("summary.json")).unwrap();
-    assert!(s.contains("\"backend\": \"cpu\""), "{s}");
+    assert!(s.contains("\"backend\": \"gpu\""), "{s}");
 }
 
 #[test]

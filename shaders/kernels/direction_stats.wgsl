@@ -15,7 +15,7 @@ const NEAR_RESOLUTION_ULPS: real = 16.0;
 fn direction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = thread_index(wid, nwg, lid);
     var mine = lanes_zero();
-    if (i < pair_count()) {
+    if (i < pair_candidates()) {
         mine.mixed.z = pair_ccd(i);
     }
     if (i < P.n_nodes) {

@@ -7,8 +7,10 @@
 //     the diagonal sub-blocks into the Newton node block;
 //   pair_energy_total, pair_energy_change: add the pairs' lanes to the partials the
 //     element kernel of the same span (energy_total, energy_change) just stored;
-//   pair_stats: active pairs (sums.x) and their smallest distance (mixed.z).
-// #import pair_blocks.wgsl
+//   pair_stats: active pairs (sums.x) and their smallest distance (mixed.z); the
+//     friction pairs' sticking (sums.y), sliding (sums.z) and dissipation (sums.w).
+// Lagged friction pairs (pair_friction.wgsl) follow the candidates in the list.
+// #import pair_friction.wgsl
 
 @compute @workgroup_size(256)
 fn pair_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -44,7 +46,9 @@ fn add_partials(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, mine: Lanes) {
 fn pair_energy_total(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let t = thread_index(wid, nwg, lid);
     var mine = lanes_zero();
-    if (t < pair_count()) {
+    if (t >= pair_candidates() && t < pair_count()) {
+        mine.sums.x = P.potential_weight * friction_pair_value(t);
+    } else if (t < pair_count()) {
         let kind = pair_kind(t);
         let st = stacked_x(pair_nodes(t));
         let dsq = stacked_distance_sq(kind, st);
@@ -61,7 +65,9 @@ fn pair_energy_total(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgro
 fn pair_energy_change(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let t = thread_index(wid, nwg, lid);
     var mine = lanes_zero();
-    if (t < pair_count()) {
+    if (t >= pair_candidates() && t < pair_count()) {
+        mine.sums.x = P.potential_weight * friction_pair_change(t, cg.ls_alpha);
+    } else if (t < pair_count()) {
         let kind = pair_kind(t);
         let n = pair_nodes(t);
         let s0 = stacked_x(n);
@@ -88,7 +94,12 @@ fn pair_energy_change(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgr
 fn pair_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let t = thread_index(wid, nwg, lid);
     var mine = lanes_zero();
-    if (t < pair_count()) {
+    if (t >= pair_candidates() && t < pair_count()) {
+        let s = friction_pair_stats(t);
+        mine.sums.y = s.x;
+        mine.sums.z = s.y;
+        mine.sums.w = s.z;
+    } else if (t < pair_count()) {
         let dsq = stacked_distance_sq(pair_kind(t), stacked_x(pair_nodes(t)));
         if (dsq < P.dhat * P.dhat) {
             mine.sums.x = 1.0;

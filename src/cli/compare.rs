@@ -45,7 +45,7 @@ pub fn main(args: CompareArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut scene = match scene::load_with(&scene, &overrides) {
+    let scene = match scene::load_with(&scene, &overrides) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
@@ -68,15 +68,6 @@ pub fn main(args: CompareArgs) -> ExitCode {
     if scene.nonsmooth.is_some() {
         eprintln!("error: compare runs the IPC model on both backends; scene `{}` uses contact.model = \"nonsmooth\" (CPU only)", scene.name);
         return ExitCode::from(2);
-    }
-    if let Some(why) = crate::backend::gpu::self_contact_refusal(&scene.model) {
-        // The GPU lacks this scene's contact between bodies: compare the wall contact
-        // both backends have, and say so.
-        scene.model.self_contact.enabled = false;
-        if !quiet {
-            let why = why.split(';').next().unwrap_or(why);
-            eprintln!("note: compare runs both backends without contact between bodies (contact.self_contact = false): {why}");
-        }
     }
     let gpu = match GpuBackend::new(scene.model.clone()) {
         Ok(g) => g,

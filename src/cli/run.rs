@@ -113,7 +113,7 @@ pub fn make_backend(
     } else if scene.model.solver.preconditioner == PreconditionerKind::Multigrid {
         Some("solver.preconditioner = \"multigrid\" runs on the CPU backend only; use --preconditioner mas or --backend cpu")
     } else {
-        crate::backend::gpu::self_contact_refusal(&scene.model)
+        None
     };
     if let Some(why) = cpu_only {
         return match choice {

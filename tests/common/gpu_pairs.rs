@@ -140,3 +140,78 @@ pub fn step_beside_cpu(
     }
     pairs_seen
 }
+
+/// Friction between bodies, kernel by kernel: both backends start a step at `x_lag`
+/// and lag it there (the same largest change of λ, which for a first lag is the
+/// largest λ), then at `x` (slipped from the lag point) agree on −∇E, E, H u and uᵀHu, the line search's
+/// ΔE along `p` and the friction statistics, to `tol`; a second lag at `x` reports
+/// the same change (pairs matched by their primitives). Returns the CPU's first
+/// change (N).
+pub fn compare_friction(
+    model: &Model,
+    gpu: &mut GpuBackend,
+    x_lag: &[f64],
+    x: &[f64],
+    p: &[f64],
+    tol: f64,
+) -> f64 {
+    use springsim::backend::Backend;
+    let mut cpu = CpuBackend::new(model.clone());
+    for b in [&mut cpu as &mut dyn Probe, gpu as &mut dyn Probe] {
+        b.set_step_start(x_lag);
+        b.set_prediction(x_lag);
+        b.set_positions(x_lag);
+    }
+    let (first, lg) = (cpu.update_friction_lag(), gpu.update_friction_lag());
+    assert!(first > 0.0, "no friction pair was lagged");
+    assert!(
+        (first - lg).abs() <= tol * first,
+        "lag: cpu {first} gpu {lg}"
+    );
+    for b in [&mut cpu as &mut dyn Probe, gpu as &mut dyn Probe] {
+        b.set_positions(x);
+    }
+    let (gc, gg) = (cpu.potential_gradient(), gpu.potential_gradient());
+    assert!(rel(&gg, &gc) < tol, "∇E differs by {:.2e}", rel(&gg, &gc));
+    let (ec, eg) = (cpu.potential(), gpu.potential());
+    assert!((ec - eg).abs() <= tol * ec.abs(), "E: cpu {ec} gpu {eg}");
+    let mut rng = Rng(7);
+    let u: Vec<f64> = (0..x.len()).map(|_| rng.next()).collect();
+    let ((hc, uc), (hg, ug)) = (cpu.hessian_product(&u), gpu.hessian_product(&u));
+    assert!(rel(&hg, &hc) < tol, "H u differs by {:.2e}", rel(&hg, &hc));
+    assert!((uc - ug).abs() <= tol * uc.abs(), "uᵀHu: cpu {uc} gpu {ug}");
+    cpu.set_direction(p);
+    gpu.set_direction(p);
+    let ((_, bc), (_, bg)) = (cpu.direction_summary(), gpu.direction_summary());
+    assert!((bc - bg).abs() <= tol * bc, "CCD bound: cpu {bc} gpu {bg}");
+    let alpha = 0.5 * bc;
+    let dg = gpu.energy_change(alpha);
+    let xa: Vec<f64> = x.iter().zip(p).map(|(a, b)| a + alpha * b).collect();
+    cpu.set_positions(&xa);
+    cpu.potential_gradient();
+    let dc = cpu.potential() - ec;
+    assert!(
+        (dc - dg).abs() <= tol * dc.abs().max(ec.abs() * 1e-6),
+        "ΔE: cpu {dc} gpu {dg}"
+    );
+    cpu.set_positions(x);
+    let (sc, sg) = (cpu.diagnostics(), gpu.diagnostics());
+    assert_eq!(
+        (sc.sticking, sc.sliding),
+        (sg.sticking, sg.sliding),
+        "stick/slide"
+    );
+    assert!(sc.sticking + sc.sliding > 0, "no friction contact");
+    let (dc, dg) = (sc.dissipation, sg.dissipation);
+    assert!(
+        (dc - dg).abs() <= tol * dc.abs(),
+        "dissipation: cpu {dc} gpu {dg}"
+    );
+    let (lc, lg) = (cpu.update_friction_lag(), gpu.update_friction_lag());
+    assert!(
+        (lc - lg).abs() <= tol * first,
+        "second lag: cpu {lc} gpu {lg}"
+    );
+    assert!(lc > 0.0, "the second lag changed nothing");
+    first
+}

@@ -23,26 +23,14 @@ const PAIRS_HEADER: u64 = 4;
 /// Reals per pair in `pair_terms` (`PAIR_TERMS` in WGSL): a gradient of up to 12
 /// and a Hessian of up to 12 × 12.
 pub const PAIR_TERM_REALS: u64 = 156;
+/// Reals per lagged friction pair after the list's terms in `pair_terms`
+/// (`FRICTION_REALS` in WGSL): β (4), the unit normal (3), λ.
+const FRICTION_REALS: u64 = 8;
 /// Node slots per pair in the incidence lists.
 const PAIR_SLOTS: u64 = 4;
 /// Words per pair record in `pairs` (`PAIR_WORDS` in WGSL): kind, the two
 /// primitives, the four stacked nodes.
 pub const PAIR_WORDS: u64 = 7;
-
-/// Why the GPU backend cannot run `model`'s contact between and within bodies yet,
-/// or `None` where it can (or where there is none): friction between primitives runs
-/// on the CPU backend only so far.
-pub fn refusal(model: &Model) -> Option<&'static str> {
-    if !enabled(model) {
-        return None;
-    }
-    if model.self_contact.friction > 0.0 {
-        return Some(
-            "friction between bodies (contact.self_friction > 0) runs on the CPU backend only so far; use --backend cpu, or --set contact.self_friction=0 for frictionless contact between bodies on the GPU",
-        );
-    }
-    None
-}
 
 /// Whether `model` has contact between and within bodies to watch.
 pub fn enabled(model: &Model) -> bool {
@@ -76,8 +64,11 @@ pub struct ContactPlan {
     grid_at2: [u32; 4],
     /// Words of `contact_grid`.
     pub grid_words: u64,
-    /// Pairs the list can hold.
+    /// Pairs the list can hold (candidates and lagged friction pairs).
     pub capacity: u32,
+    /// Whether contacts between primitives have friction: then `pairs` and
+    /// `pair_terms` end with the lagged friction pairs (a capacity's worth).
+    pub lagged: bool,
     /// Threads of a per-element dispatch without pairs: max(nodes, springs).
     pub base_elements: u32,
     /// Times the pair buffers grew.
@@ -176,6 +167,7 @@ impl ContactPlan {
             grid_at2: [node_counts, node_cursors, 0, 0],
             grid_words,
             capacity: capacity.unwrap_or(4 * queries + 64).max(1),
+            lagged: model.self_contact.friction > 0.0,
             base_elements: n.max(model.springs.len() as u32),
             growths: 0,
             broad_phases: 0,
@@ -210,15 +202,33 @@ impl ContactPlan {
     }
 
     /// Bytes of `pairs` at the current capacity: the header, a record per pair,
-    /// the incidence starts and four incidence entries per pair.
+    /// the incidence starts and four incidence entries per pair; then, with
+    /// friction, the LAG region ([`Self::lag_region`]).
     pub fn pairs_bytes(&self) -> u64 {
-        let cap = self.capacity as u64;
-        4 * (PAIRS_HEADER + PAIR_WORDS * cap + self.nodes as u64 + 1 + PAIR_SLOTS * cap)
+        let (at, len) = self.lag_region();
+        at + len
     }
 
-    /// Bytes of `pair_terms` at the current capacity, reals of `width` bytes.
+    /// The LAG region of `pairs` (byte offset and length): a record per lagged
+    /// friction pair, a capacity's worth (empty without friction).
+    pub fn lag_region(&self) -> (u64, u64) {
+        let cap = self.capacity as u64;
+        let at = 4 * (PAIRS_HEADER + PAIR_WORDS * cap + self.nodes as u64 + 1 + PAIR_SLOTS * cap);
+        (at, 4 * PAIR_WORDS * cap * u64::from(self.lagged))
+    }
+
+    /// Bytes of `pair_terms` at the current capacity, reals of `width` bytes: the
+    /// terms per pair, then with friction the lagged pairs' reals.
     pub fn terms_bytes(&self, width: u64) -> u64 {
-        self.capacity as u64 * PAIR_TERM_REALS * width
+        let (at, len) = self.lagged_terms(width);
+        at + len
+    }
+
+    /// The lagged friction pairs' reals in `pair_terms` (byte offset and length).
+    pub fn lagged_terms(&self, width: u64) -> (u64, u64) {
+        let cap = self.capacity as u64;
+        let len = FRICTION_REALS * cap * width * u64::from(self.lagged);
+        (cap * PAIR_TERM_REALS * width, len)
     }
 
     /// The capacity after the broad phase found `found` pairs: the count with a
@@ -248,20 +258,37 @@ impl super::engine::Engine {
     /// Grows the pair buffers to hold `found` pairs with headroom ([`ContactPlan::grown`]),
     /// with the per-element dispatch, its partials and the uniform parameters that
     /// depend on the capacity, and binds every kernel again. The list's contents are
-    /// lost: the caller runs the broad phase again.
+    /// lost (the caller runs the broad phase again); the lagged friction pairs are
+    /// kept.
     pub fn grow_pairs(&mut self, found: u32) {
         let Some(plan) = self.contact.as_mut() else {
             return;
         };
+        let old = plan.clone();
         plan.capacity = plan.grown(found);
         plan.growths += 1;
         let plan = plan.clone();
         self.flush_deferred();
+        let zeroed =
+            |name: &str, size: u64| super::buffers::zeroed_storage(&self.ctx.device, name, size);
+        let width = self.width(crate::precision::RealClass::State);
+        let pairs = zeroed("pairs", plan.pairs_bytes());
+        let terms = zeroed("pair_terms", plan.terms_bytes(width));
+        if plan.lagged {
+            // the lagged friction pairs: the header (their count), records and reals
+            let mut enc = self.encoder();
+            let (from, len) = old.lag_region();
+            enc.copy_buffer_to_buffer(&self.buffers.pairs, 0, &pairs, 0, 4 * PAIRS_HEADER);
+            enc.copy_buffer_to_buffer(&self.buffers.pairs, from, &pairs, plan.lag_region().0, len);
+            let (from, len) = old.lagged_terms(width);
+            let to = plan.lagged_terms(width).0;
+            enc.copy_buffer_to_buffer(&self.buffers.pair_terms, from, &terms, to, len);
+            self.submit(enc);
+        }
+        self.buffers.pairs = pairs;
+        self.buffers.pair_terms = terms;
         let dev = &self.ctx.device;
         let zeroed = |name: &str, size: u64| super::buffers::zeroed_storage(dev, name, size);
-        let width = self.width(crate::precision::RealClass::State);
-        self.buffers.pairs = zeroed("pairs", plan.pairs_bytes());
-        self.buffers.pair_terms = zeroed("pair_terms", plan.terms_bytes(width));
         let elements = plan.base_elements.max(plan.capacity);
         let d = &mut self.dispatch;
         d.elements = super::setup::dims(elements.div_ceil(super::layout::WORKGROUP), d.max_x);

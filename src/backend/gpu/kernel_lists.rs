@@ -1,8 +1,13 @@
 //! The kernel sequences the GPU backend records: one constant per job (assembly,
 //! a CG iteration, the direction check, …), and [`with_contact`], which puts the
-//! kernels of contact pairs into any of them.
+//! kernels of contact pairs into any of them; and the kernel files with their entry
+//! points ([`Kernel::files`]).
 
 use super::kernels::Kernel;
+
+/// The largest change of the contact pairs' friction λ that a lag at x would make
+/// (the list built at x), into result slot 0.
+pub const PAIR_FRICTION_CHANGE: [Kernel; 2] = [Kernel::PairFrictionChange, Kernel::ReduceElements];
 
 /// E and the diagnostics at the current iterate, reduced into result slot 0.
 pub const ENERGY_TOTAL: [Kernel; 2] = [Kernel::EnergyTotal, Kernel::ReduceElements];
@@ -91,6 +96,20 @@ pub fn with_contact(list: &[Kernel]) -> Vec<Kernel> {
     out
 }
 
+impl Kernel {
+    /// The kernel files and their entry points, in the order of [`Self::ALL`].
+    pub fn files() -> Vec<(&'static str, Vec<Kernel>)> {
+        let mut out: Vec<(&'static str, Vec<Kernel>)> = Vec::new();
+        for k in Self::ALL {
+            match out.iter_mut().find(|(f, _)| *f == k.file()) {
+                Some((_, ks)) => ks.push(k),
+                None => out.push((k.file(), vec![k])),
+            }
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,9 +142,10 @@ mod tests {
         assert_eq!(check[change + 1], Kernel::PairEnergyChange);
         assert_eq!(with_contact(&ENERGY_TOTAL)[1], Kernel::PairEnergyTotal);
         let rest = broad_phase_rest();
-        assert_eq!(rest.len(), 10);
+        assert_eq!(rest.len(), 11);
         assert_eq!(rest[0], Kernel::BpExtent);
-        assert_eq!(rest[9], Kernel::BpSortIncidence);
+        assert!(rest.contains(&Kernel::BpAppendLagged));
+        assert_eq!(rest[10], Kernel::BpSortIncidence);
         // nothing changes for a list that reads no pairs
         assert_eq!(with_contact(&FRICTION_STATS), FRICTION_STATS.to_vec());
     }

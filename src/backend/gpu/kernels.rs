@@ -124,6 +124,8 @@ pub enum Kernel {
     BpScanPairs,
     /// Broad phase: the pair list written, each vertex's run sorted.
     BpFillPairs,
+    /// Broad phase: the lagged friction pairs after the candidates.
+    BpAppendLagged,
     /// Broad phase: per-node incidence starts by a scan.
     BpScanNodes,
     /// Broad phase: each pair entered at its nodes.
@@ -142,11 +144,15 @@ pub enum Kernel {
     PairEnergyChange,
     /// Active pairs and their smallest distance.
     PairStats,
+    /// The largest change of the pairs' friction λ a lag at x would make.
+    PairFrictionChange,
+    /// The pairs' friction lagged at x.
+    PairFrictionLag,
 }
 
 impl Kernel {
     /// Every kernel, grouped by file.
-    pub const ALL: [Kernel; 57] = [
+    pub const ALL: [Kernel; 60] = [
         Kernel::StepBegin,
         Kernel::StepEnd,
         Kernel::Advance,
@@ -195,6 +201,7 @@ impl Kernel {
         Kernel::BpCountPairs,
         Kernel::BpScanPairs,
         Kernel::BpFillPairs,
+        Kernel::BpAppendLagged,
         Kernel::BpScanNodes,
         Kernel::BpFillIncidence,
         Kernel::BpSortIncidence,
@@ -204,6 +211,8 @@ impl Kernel {
         Kernel::PairEnergyTotal,
         Kernel::PairEnergyChange,
         Kernel::PairStats,
+        Kernel::PairFrictionChange,
+        Kernel::PairFrictionLag,
     ];
 
     /// Its position in [`Self::ALL`] (an index into per-kernel tables).
@@ -262,6 +271,7 @@ impl Kernel {
             Kernel::BpCountPairs => "bp_count_pairs",
             Kernel::BpScanPairs => "bp_scan_pairs",
             Kernel::BpFillPairs => "bp_fill_pairs",
+            Kernel::BpAppendLagged => "bp_append_lagged",
             Kernel::BpScanNodes => "bp_scan_nodes",
             Kernel::BpFillIncidence => "bp_fill_incidence",
             Kernel::BpSortIncidence => "bp_sort_incidence",
@@ -271,6 +281,8 @@ impl Kernel {
             Kernel::PairEnergyTotal => "pair_energy_total",
             Kernel::PairEnergyChange => "pair_energy_change",
             Kernel::PairStats => "pair_stats",
+            Kernel::PairFrictionChange => "pair_friction_change",
+            Kernel::PairFrictionLag => "pair_friction_lag",
         }
     }
 
@@ -319,6 +331,7 @@ impl Kernel {
             | Kernel::BpCountPairs
             | Kernel::BpScanPairs
             | Kernel::BpFillPairs
+            | Kernel::BpAppendLagged
             | Kernel::BpScanNodes
             | Kernel::BpFillIncidence
             | Kernel::BpSortIncidence => "kernels/broad_phase.wgsl",
@@ -327,6 +340,7 @@ impl Kernel {
             | Kernel::PairEnergyTotal
             | Kernel::PairEnergyChange
             | Kernel::PairStats => "kernels/pairs.wgsl",
+            Kernel::PairFrictionChange | Kernel::PairFrictionLag => "kernels/pair_friction.wgsl",
         }
     }
 
@@ -337,6 +351,9 @@ impl Kernel {
             | Kernel::EnergyChange
             | Kernel::DirectionStats
             | Kernel::BpFillIncidence
+            | Kernel::BpAppendLagged
+            | Kernel::PairFrictionChange
+            | Kernel::PairFrictionLag
             | Kernel::PairAssemble
             | Kernel::PairEnergyTotal
             | Kernel::PairEnergyChange
@@ -370,18 +387,6 @@ impl Kernel {
             Kernel::MasFactor | Kernel::MasInvert | Kernel::MasSolve => Span::Domains,
             _ => Span::Nodes,
         }
-    }
-
-    /// The kernel files and their entry points, in the order of [`Self::ALL`].
-    pub fn files() -> Vec<(&'static str, Vec<Kernel>)> {
-        let mut out: Vec<(&'static str, Vec<Kernel>)> = Vec::new();
-        for k in Self::ALL {
-            match out.iter_mut().find(|(f, _)| *f == k.file()) {
-                Some((_, ks)) => ks.push(k),
-                None => out.push((k.file(), vec![k])),
-            }
-        }
-        out
     }
 }
 

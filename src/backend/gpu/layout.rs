@@ -55,6 +55,9 @@ pub struct Params {
     pub friction_slots: u32,
     /// `ε_v h` (m): the slip per step below which friction is static.
     pub friction_eps: f64,
+    /// μ of friction on contacts between and within bodies (`contact.self_friction`;
+    /// 0 without it).
+    pub self_friction: f64,
     /// Gravity (m/s²), xyz and 0.
     pub gravity: [f64; 4],
     /// Wall w: unit normal at `2w`, a point on the plane (m) at `2w + 1`.
@@ -207,6 +210,7 @@ impl Layouts {
             ("dt", p.dt),
             ("cg_tol_sq", p.cg_tol_sq),
             ("friction_eps", p.friction_eps),
+            ("self_friction", p.self_friction),
         ] {
             l.put(&mut out, 0, name, &[v]);
         }

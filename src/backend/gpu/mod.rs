@@ -20,6 +20,7 @@ pub mod kernel_lists;
 pub mod kernels;
 pub mod layout;
 pub mod mas;
+mod pair_friction;
 pub mod pipelines;
 pub mod probes;
 pub mod readback;
@@ -149,14 +150,6 @@ impl SolveKernels {
     }
 }
 
-/// Why the GPU backend cannot run `model` faithfully: the parts of contact between
-/// and within bodies that run on the CPU backend only so far ([`contact::refusal`]),
-/// where a GPU run would let bodies pass through each other. `None` where the GPU
-/// runs the model's contact, or there is none.
-pub fn self_contact_refusal(model: &Model) -> Option<&'static str> {
-    contact::refusal(model)
-}
-
 impl GpuBackend {
     /// Opens the GPU, builds the pipelines and uploads the scene.
     pub fn new(model: Model) -> Result<Self, String> {
@@ -165,9 +158,6 @@ impl GpuBackend {
 
     /// As [`Self::new`], with options.
     pub fn with_options(model: Model, opts: GpuOptions) -> Result<Self, String> {
-        if let Some(why) = self_contact_refusal(&model) {
-            return Err(why.to_string());
-        }
         let (engine, mas) = setup::open(&model, opts)?;
         let contact = engine.contact.is_some();
         let mut gpu = Self {

@@ -25,8 +25,8 @@ pub struct Pipelines {
 }
 
 /// Storage buffers per shader stage the kernels of contact pairs need at most
-/// (`newton_matvec_pairs`); every other kernel fits wgpu's default of eight (a
-/// test checks both).
+/// (`newton_matvec_pairs`; the pairs' energies with friction between bodies bind
+/// nine); every other kernel fits wgpu's default of eight (a test checks both).
 pub const CONTACT_STORAGE_BUFFERS: u32 = 10;
 
 /// A composed module parsed and validated by naga, with per-entry-point binding use.

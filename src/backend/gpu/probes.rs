@@ -49,8 +49,9 @@ impl GpuBackend {
         if self.engine.contact.is_none() {
             return vec![];
         }
-        let head = self.engine.read_raw(|b| &b.pairs, 0, 8);
-        let count = u32::from_le_bytes(head[0..4].try_into().expect("4 bytes")) as u64;
+        // the candidates (pairs[2]); the lagged friction pairs follow them
+        let head = self.engine.read_raw(|b| &b.pairs, 0, 12);
+        let count = u32::from_le_bytes(head[8..12].try_into().expect("4 bytes")) as u64;
         if count == 0 {
             return vec![];
         }

@@ -11,6 +11,12 @@ pub struct PairTotals {
     pub active: u64,
     /// The smallest distance (m) among them; `+∞` without one.
     pub min_distance: f64,
+    /// Friction between primitives: lagged pairs whose slip is below ε_v h, and
+    /// those whose slip is not.
+    pub sticking: u64,
+    pub sliding: u64,
+    /// `Σ μ λ |T u|` over the lagged pairs (J).
+    pub dissipation: f64,
 }
 
 impl Default for PairTotals {
@@ -18,6 +24,9 @@ impl Default for PairTotals {
         Self {
             active: 0,
             min_distance: f64::INFINITY,
+            sticking: 0,
+            sliding: 0,
+            dissipation: 0.0,
         }
     }
 }
@@ -28,6 +37,9 @@ impl From<Lanes> for PairTotals {
         Self {
             active: l.sums[0].round() as u64,
             min_distance: if min >= 1e38 { f64::INFINITY } else { min },
+            sticking: l.sums[1].round() as u64,
+            sliding: l.sums[2].round() as u64,
+            dissipation: l.sums[3],
         }
     }
 }

@@ -119,6 +119,11 @@ fn params(
         element_partials,
         friction_slots: slots as u32,
         friction_eps: model.friction.eps_v * s.dt,
+        self_friction: if model.self_contact.enabled {
+            model.self_contact.friction
+        } else {
+            0.0
+        },
         gravity,
         walls,
         friction_mu,

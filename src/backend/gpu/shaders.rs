@@ -47,6 +47,18 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../../../shaders/pair_distance.wgsl"),
     ),
     (
+        "broad_phase_grid.wgsl",
+        include_str!("../../../shaders/broad_phase_grid.wgsl"),
+    ),
+    (
+        "pair_friction.wgsl",
+        include_str!("../../../shaders/pair_friction.wgsl"),
+    ),
+    (
+        "kernels/pair_friction.wgsl",
+        include_str!("../../../shaders/kernels/pair_friction.wgsl"),
+    ),
+    (
         "pair_candidates.wgsl",
         include_str!("../../../shaders/pair_candidates.wgsl"),
     ),

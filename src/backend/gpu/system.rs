@@ -50,17 +50,19 @@ impl NewtonSystem for GpuBackend {
             // first line-search trial at α = min(1, CCD bound).
             self.engine.record(&mut enc, &self.solve.direction_check);
             let (mut stats, mut trial, mut cg) = self.engine.finish_direction(enc);
-            self.engine.note_pairs_found(self.engine.pairs_found);
-            while self.pairs_overflowed() {
-                // The broad phase found more pairs than the list holds: grow it and
-                // check the direction again (the CG state is final and unchanged).
-                self.engine.grow_pairs(self.engine.pairs_found);
-                enc = self.engine.encoder();
-                self.engine.record(&mut enc, &self.solve.direction_check);
-                (stats, trial, cg) = self.engine.finish_direction(enc);
-                self.engine.note_pairs_found(self.engine.pairs_found);
-            }
+            // A check after a batch that left the solve running held its broad phase
+            // (and its figures do not count): only the final one built a list.
             if cg.done != 0 || submitted > cap as u64 {
+                self.engine.note_pairs_found(self.engine.pairs_found);
+                while self.pairs_overflowed() {
+                    // The broad phase found more pairs than the list holds: grow it
+                    // and check the direction again (the CG state is final).
+                    self.engine.grow_pairs(self.engine.pairs_found);
+                    enc = self.engine.encoder();
+                    self.engine.record(&mut enc, &self.solve.direction_check);
+                    (stats, trial, cg) = self.engine.finish_direction(enc);
+                    self.engine.note_pairs_found(self.engine.pairs_found);
+                }
                 self.batching.finish_solve(cg.iterations);
                 let stats = DirectionSummary::from(stats);
                 self.ccd = stats.ccd_bound;
@@ -156,13 +158,20 @@ impl Backend for GpuBackend {
         if self.has_friction() {
             self.engine.defer(&[Kernel::FrictionLagStart]);
         }
+        if self.has_pair_friction() {
+            self.lag_pair_friction(false);
+        }
     }
 
     fn update_friction_lag(&mut self) -> f64 {
-        if !self.has_friction() {
-            return 0.0;
+        let mut change = 0.0f64;
+        if self.has_friction() {
+            change = lag_change(self.engine.reduce(&FRICTION_LAG_UPDATE));
         }
-        lag_change(self.engine.reduce(&FRICTION_LAG_UPDATE))
+        if self.has_pair_friction() {
+            change = change.max(self.lag_pair_friction(true));
+        }
+        change
     }
 
     fn end_step(&mut self) {
@@ -219,9 +228,9 @@ impl Backend for GpuBackend {
             None => PairTotals::default(),
         };
         Diagnostics {
-            sticking: friction.sticking,
-            sliding: friction.sliding,
-            dissipation: friction.dissipation,
+            sticking: friction.sticking + pairs.sticking,
+            sliding: friction.sliding + pairs.sliding,
+            dissipation: friction.dissipation + pairs.dissipation,
             kinetic: totals.kinetic,
             gravity: totals.gravity,
             elastic: totals.elastic,

@@ -1,0 +1,31 @@
+//! Friction on contacts between and within bodies on the GPU
+//! (`shaders/pair_friction.wgsl`, `shaders/kernels/pair_friction.wgsl`): when the
+//! host lags it. A lag needs the candidates at x, so it builds the list at x, lags
+//! every candidate, and builds the list again to carry the new lag: two broad
+//! phases and two readbacks (three with the change of λ) per lag, at the step start
+//! and at each lagging update. CPU twin: `src/backend/cpu/self_friction.rs`.
+
+use super::kernels::{Kernel, PAIR_FRICTION_CHANGE};
+use super::readback::lag_change;
+use super::GpuBackend;
+
+impl GpuBackend {
+    /// Whether contacts between primitives have friction.
+    pub(super) fn has_pair_friction(&self) -> bool {
+        self.engine.contact.as_ref().is_some_and(|c| c.lagged)
+    }
+
+    /// Lags the friction of the contact pairs at the current x. With `measure`,
+    /// returns the largest change of λ (N) against the previous lag, pairs matched by
+    /// their primitives (a new or lost pair counts whole); else 0.
+    pub(super) fn lag_pair_friction(&mut self, measure: bool) -> f64 {
+        self.rebuild_pairs();
+        let change = match measure {
+            true => lag_change(self.engine.reduce(&PAIR_FRICTION_CHANGE)),
+            false => 0.0,
+        };
+        self.engine.run(&[Kernel::PairFrictionLag]);
+        self.rebuild_pairs();
+        change
+    }
+}
