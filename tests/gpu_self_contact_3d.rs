@@ -270,13 +270,31 @@ fn two_cloths_drop(opts: GpuOptions, steps: u64, mu: f64) {
 /// cloth slipped sideways by up to 3e-5 m per node and axis (ε_v h = 1e-5 m).
 #[test]
 fn friction_between_cloths_matches_the_cpu_kernel_by_kernel() {
+    friction_between_cloths(GpuOptions::default());
+}
+
+/// The same from a pair list of capacity 1: the list grows at the first broad
+/// phase, and again when the lag's copies no longer fit beside the candidates;
+/// the lagged pairs survive the growth.
+#[test]
+fn friction_between_cloths_survives_the_pair_buffers_growth() {
+    let opts = GpuOptions {
+        pair_capacity: Some(1),
+        ..GpuOptions::default()
+    };
+    let growths = friction_between_cloths(opts);
+    assert!(growths >= 2, "the list grew {growths} times");
+}
+
+/// Runs `compare_friction` on the two cloths; returns how often the list grew.
+fn friction_between_cloths(opts: GpuOptions) -> u32 {
     let mut model = two_cloths("ipc");
     model.self_contact.friction = 0.5;
-    let Some(mut g) = gpu(&model, GpuOptions::default()) else {
-        return;
+    let Some(mut g) = gpu(&model, opts) else {
+        return u32::MAX;
     };
     if g.precision() != GpuPrecision::F64 {
-        return;
+        return u32::MAX;
     }
     let mut rng = Rng(8);
     let (x_lag, p) = state(&model, &mut rng);
@@ -288,4 +306,5 @@ fn friction_between_cloths_matches_the_cpu_kernel_by_kernel() {
         }
     }
     compare_friction(&model, &mut g, &x_lag, &x, &p, 1e-9);
+    g.pair_buffer_growths()
 }
