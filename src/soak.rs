@@ -187,9 +187,9 @@ fn soak(args: &SoakArgs) -> Result<bool, String> {
     let mut rows = Vec::new();
     let mut devices: Vec<(&'static str, String)> = Vec::new();
     for sc in &scenes {
-        // Contact pairs the CPU run of this scene found: where the GPU does not have
-        // the scene's contact between bodies yet (3D, friction between bodies), it
-        // runs only scenes where none ever formed.
+        // Contact pairs the CPU run of this scene found: where the soak does not run
+        // the GPU's contact between bodies (a software adapter), it runs only scenes
+        // where none ever formed.
         let mut cpu_pairs = None;
         for &b in &backends {
             if crate::interrupt::requested() {
@@ -276,11 +276,7 @@ fn gpu_lacks_contact(sc: &Scene) -> bool {
 
 /// Why [`gpu_lacks_contact`] holds, in words.
 fn gpu_contact_note() -> &'static str {
-    if software_adapter() {
-        "is not soaked on a software GPU (its pair kernels leak memory on lavapipe)"
-    } else {
-        "runs on the CPU only"
-    }
+    "is not soaked on a software GPU (its pair kernels leak memory on lavapipe)"
 }
 
 /// Whether the adapter the GPU backend would open is a software device.

@@ -308,3 +308,30 @@ fn friction_between_cloths(opts: GpuOptions) -> u32 {
     compare_friction(&model, &mut g, &x_lag, &x, &p, 1e-9);
     g.pair_buffer_growths()
 }
+
+/// Where the device has no room for the pairs (here a lowered cap on a pair
+/// buffer's bytes), the run ends with an error that says so, not a panic, and the
+/// backend still reads back.
+#[test]
+fn a_pair_list_without_room_on_the_device_ends_the_run_with_an_error() {
+    use springsim::sim::Simulation;
+    let model = two_cloths("ipc");
+    let opts = GpuOptions {
+        pair_capacity: Some(1),
+        max_pair_bytes: Some(16 << 10),
+        ..GpuOptions::default()
+    };
+    let Some(g) = gpu(&model, opts) else {
+        return;
+    };
+    let mut sim = Simulation::new(Box::new(g), model.solver.clone());
+    let err = (0..5)
+        .find_map(|_| sim.step().err())
+        .expect("the run went on without room for its pairs");
+    assert!(
+        err.0.contains("contact between bodies needs room for") && err.0.contains("--backend cpu"),
+        "{}",
+        err.0
+    );
+    assert!(sim.backend().positions().iter().all(|c| c.is_finite()));
+}

@@ -60,6 +60,11 @@ pub trait NewtonSystem {
     fn energy_change(&mut self, alpha: f64) -> f64;
     /// Accepts the step: `x ← x + α p`.
     fn advance(&mut self, alpha: f64);
+    /// Why the system cannot go on (a resource it cannot get, such as room for the
+    /// contact pairs on the device), once; the solve then ends with that error.
+    fn failure(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// Minimises E by projected Newton with a CCD-capped filter line search:
@@ -104,6 +109,9 @@ pub fn solve<S: NewtonSystem + ?Sized>(
     };
     let mut dir = sys.compute_direction(CgTolerance::Fixed(first));
     loop {
+        if let Some(why) = sys.failure() {
+            return Err(NewtonError(why));
+        }
         stats.cg_iterations += dir.cg_iterations as u64;
         stats.cg_unconverged += u32::from(!dir.cg_converged);
         if !dir.norm.is_finite() {

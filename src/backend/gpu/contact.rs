@@ -69,6 +69,8 @@ pub struct ContactPlan {
     /// Whether contacts between primitives have friction: then `pairs` and
     /// `pair_terms` end with the lagged friction pairs (a capacity's worth).
     pub lagged: bool,
+    /// The most bytes one pair buffer may take besides the device's limits (tests).
+    pub max_bytes: u64,
     /// Threads of a per-element dispatch without pairs: max(nodes, springs).
     pub base_elements: u32,
     /// Times the pair buffers grew.
@@ -168,6 +170,7 @@ impl ContactPlan {
             grid_words,
             capacity: capacity.unwrap_or(4 * queries + 64).max(1),
             lagged: model.self_contact.friction > 0.0,
+            max_bytes: u64::MAX,
             base_elements: n.max(model.springs.len() as u32),
             growths: 0,
             broad_phases: 0,
@@ -260,18 +263,38 @@ impl super::engine::Engine {
     /// depend on the capacity, and binds every kernel again. The list's contents are
     /// lost (the caller runs the broad phase again); the lagged friction pairs are
     /// kept.
-    pub fn grow_pairs(&mut self, found: u32) {
+    pub fn grow_pairs(&mut self, found: u32) -> bool {
         let Some(plan) = self.contact.as_mut() else {
-            return;
+            return false;
         };
         let old = plan.clone();
-        plan.capacity = plan.grown(found);
+        let limits = self.ctx.device.limits();
+        let most = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size)
+            .min(old.max_bytes);
+        let width = self.width(crate::precision::RealClass::State);
+        let mut next = old.clone();
+        next.capacity = old.grown(found);
+        let fits = |p: &ContactPlan| p.pairs_bytes().max(p.terms_bytes(width)) <= most;
+        if !fits(&next) {
+            // no room for the headroom: the count itself
+            next.capacity = found.max(old.capacity);
+        }
+        if !fits(&next) {
+            self.failure = Some(format!(
+                "contact between bodies needs room for {found} pairs ({} bytes of pair terms), more than the {most} bytes per storage buffer the device allows; use --backend cpu",
+                next.terms_bytes(width)
+            ));
+            return false;
+        }
+        let plan = self.contact.as_mut().expect("contact");
+        plan.capacity = next.capacity;
         plan.growths += 1;
         let plan = plan.clone();
         self.flush_deferred();
         let zeroed =
             |name: &str, size: u64| super::buffers::zeroed_storage(&self.ctx.device, name, size);
-        let width = self.width(crate::precision::RealClass::State);
         let pairs = zeroed("pairs", plan.pairs_bytes());
         let terms = zeroed("pair_terms", plan.terms_bytes(width));
         if plan.lagged {
@@ -311,6 +334,7 @@ impl super::engine::Engine {
             .collect();
         q.write_buffer(&self.buffers.params, at("contact_pairs"), &cap);
         self.groups = super::pipelines::bind_groups(dev, &self.pipes, &self.buffers);
+        true
     }
 }
 
@@ -338,8 +362,7 @@ impl super::GpuBackend {
         let bytes = self.engine.read_raw(|b| &b.pairs, 0, 8);
         let found = u32::from_le_bytes(bytes[4..8].try_into().expect("4 bytes"));
         self.engine.note_pairs_found(found);
-        if found > cap {
-            self.engine.grow_pairs(found);
+        if found > cap && self.engine.grow_pairs(found) {
             self.rebuild_pairs();
         }
     }

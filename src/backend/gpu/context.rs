@@ -36,6 +36,9 @@ pub struct Needs {
     /// Storage buffers one kernel binds at most (wgpu's default limit is 8; contact
     /// pairs need [`super::pipelines::CONTACT_STORAGE_BUFFERS`]).
     pub storage_buffers: u32,
+    /// Whether buffers grow during the run (the contact pairs'): then the device is
+    /// opened with the adapter's largest buffer and binding sizes.
+    pub grows: bool,
 }
 
 fn instance() -> wgpu::Instance {
@@ -111,7 +114,7 @@ impl GpuContext {
             needs.largest_buffer <= l.max_storage_buffer_binding_size
                 && needs.largest_buffer <= l.max_buffer_size
         };
-        let limits = if fits(&defaults) {
+        let limits = if fits(&defaults) && !needs.grows {
             defaults
         } else {
             let al = adapter.limits();

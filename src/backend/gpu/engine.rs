@@ -46,6 +46,9 @@ pub struct Engine {
     /// The smallest mass of a free node (kg; `+∞` without one), set by the setup:
     /// a lower bound of the Newton matrix's eigenvalues for the inexact-Newton guard.
     pub mass_floor: f64,
+    /// Why the run cannot go on (room for the contact pairs the device cannot
+    /// give), for [`crate::newton::NewtonSystem::failure`].
+    pub failure: Option<String>,
 }
 
 /// Workgroups (x, y) of a dispatch of each [`Span`] but the single workgroup.
@@ -113,6 +116,7 @@ impl Engine {
             pairs_found: 0,
             cg_tol_sq: None,
             mass_floor: f64::INFINITY,
+            failure: None,
             deferred: None,
             traffic: DeviceCounters::default(),
             vector_reals,

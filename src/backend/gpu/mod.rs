@@ -50,6 +50,9 @@ pub struct GpuOptions {
     /// from earlier solves, [`CgBatching`]); tests use 1 to put a direction check
     /// after every iteration.
     pub cg_batch: Option<u32>,
+    /// The most bytes one contact pair buffer may grow to (`None`: the device's
+    /// limit); tests lower it to reach the limit.
+    pub max_pair_bytes: Option<u64>,
 }
 
 impl Default for GpuOptions {
@@ -59,6 +62,7 @@ impl Default for GpuOptions {
             hide_f64: false,
             pair_capacity: None,
             cg_batch: None,
+            max_pair_bytes: None,
         }
     }
 }

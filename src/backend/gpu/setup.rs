@@ -171,9 +171,12 @@ impl Sizes {
         }
     }
 
-    /// The largest single buffer and its name.
-    fn needs(&self, adjacency: u64, contact: bool) -> Needs {
-        let all: [(u64, &'static str); 8] = [
+    /// The largest single buffer and its name; `pairs`: the contact pair buffers'
+    /// sizes at first (`pairs`, `pair_terms`), with contact between bodies.
+    fn needs(&self, adjacency: u64, pairs: Option<(u64, u64)>) -> Needs {
+        let contact = pairs.is_some();
+        let (list, terms) = pairs.unwrap_or_default();
+        let all: [(u64, &'static str); 10] = [
             (self.mas_matrices, "multilevel preconditioner matrices"),
             (self.state_vector, "node vectors"),
             (3 * self.state_vector, "step anchors"),
@@ -182,12 +185,15 @@ impl Sizes {
             (self.springs, "springs"),
             (adjacency, "adjacency"),
             (self.partials, "partials"),
+            (list, "contact pair list"),
+            (terms, "contact pair terms"),
         ];
         let (largest_buffer, largest_buffer_name) =
             all.iter().copied().max_by_key(|s| s.0).unwrap_or((0, ""));
         Needs {
             largest_buffer,
             largest_buffer_name,
+            grows: contact,
             storage_buffers: if contact {
                 super::pipelines::CONTACT_STORAGE_BUFFERS
             } else {
@@ -218,8 +224,11 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
         _ => None,
     };
     let (n, ns, dim) = (model.num_nodes(), model.springs.len(), model.dim);
-    let contact = super::contact::enabled(model)
-        .then(|| super::contact::ContactPlan::new(model, opts.pair_capacity));
+    let contact = super::contact::enabled(model).then(|| {
+        let mut c = super::contact::ContactPlan::new(model, opts.pair_capacity);
+        c.max_bytes = opts.max_pair_bytes.unwrap_or(u64::MAX);
+        c
+    });
     let capacity = contact.as_ref().map_or(0, |c| c.capacity as usize);
     let max_x = opts.max_groups_x.clamp(1, 65535);
     let node_dispatch = dims((n as u32).div_ceil(WORKGROUP), max_x);
@@ -232,7 +241,11 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
     let needs = |precision| -> Result<Needs, String> {
         let lay = Layouts::new(precision)?;
         let sizes = Sizes::new(model, mas.as_ref(), partial_count, &lay);
-        Ok(sizes.needs(adjacency_bytes, contact.is_some()))
+        let width = precision.bytes(crate::precision::RealClass::State);
+        let pairs = contact
+            .as_ref()
+            .map(|c| (c.pairs_bytes(), c.terms_bytes(width)));
+        Ok(sizes.needs(adjacency_bytes, pairs))
     };
     let ctx = GpuContext::new(&needs, model.solver.precision, opts.hide_f64)
         .map_err(|e| format!("{e} ({n} nodes, {ns} springs)"))?;

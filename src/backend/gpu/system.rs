@@ -56,8 +56,11 @@ impl NewtonSystem for GpuBackend {
                 self.engine.note_pairs_found(self.engine.pairs_found);
                 while self.pairs_overflowed() {
                     // The broad phase found more pairs than the list holds: grow it
-                    // and check the direction again (the CG state is final).
-                    self.engine.grow_pairs(self.engine.pairs_found);
+                    // and check the direction again (the CG state is final); where
+                    // the device has no room, the solve ends (`failure`).
+                    if !self.engine.grow_pairs(self.engine.pairs_found) {
+                        break;
+                    }
                     enc = self.engine.encoder();
                     self.engine.record(&mut enc, &self.solve.direction_check);
                     (stats, trial, cg) = self.engine.finish_direction(enc);
@@ -98,6 +101,10 @@ impl NewtonSystem for GpuBackend {
         let de = EnergyChange::from(self.engine.reduce(&self.solve.energy_change)).value();
         self.last_trial = Some((alpha, de));
         de
+    }
+
+    fn failure(&mut self) -> Option<String> {
+        self.engine.failure.take()
     }
 
     fn advance(&mut self, alpha: f64) {
