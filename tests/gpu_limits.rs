@@ -75,6 +75,7 @@ fn a_scene_too_large_for_the_adapter_is_a_clear_error() {
             largest_buffer: 1 << 60,
             largest_buffer_name: "springs",
             storage_buffers: 8,
+            grows: false,
         })
     };
     let err = GpuContext::new(&needs, springsim::precision::PrecisionChoice::Auto, false)
