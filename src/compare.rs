@@ -69,13 +69,17 @@ pub struct CompareReport {
 }
 
 /// The distance (m) within which the GPU's positions should follow the CPU's, by
-/// the GPU's precision mode. In f64 both backends take the same Newton iterates, so
-/// only rounding separates them: 1e-9 m. In f32 and mixed the directions differ by
-/// rounding, so each backend may stop Newton at a different iterate within the
-/// stopping distance `tolerance · h` of the step's solution: 2 tolerance · h.
+/// the GPU's precision mode. In f64 with directions solved to the fixed CG tolerance
+/// both backends take the same Newton iterates, so only rounding separates them:
+/// 1e-9 m. In f32 and mixed the directions differ by rounding, and with
+/// Eisenstat–Walker forcing (loose solves) rounding may move where a solve stops,
+/// so each backend may stop Newton at a different iterate within the stopping
+/// distance `tolerance · h` of the step's solution: 2 tolerance · h.
 pub fn position_tolerance(precision: Option<GpuPrecision>, solver: &SolverParams) -> f64 {
+    let loose = solver.forcing.as_run() == crate::model::Forcing::EisenstatWalker;
     match precision {
         Some(GpuPrecision::F32) | Some(GpuPrecision::Mixed) => 2.0 * solver.tolerance * solver.dt,
+        _ if loose => 2.0 * solver.tolerance * solver.dt,
         _ => 1e-9,
     }
 }

@@ -49,16 +49,7 @@ pub fn compare(model: &Model, gpu: &mut GpuBackend, x: &[f64], p: &[f64], tol: f
         b.set_prediction(&xp);
         b.set_positions(x);
     }
-    // the gradient first: the CPU's energy reads the pair list its assembly builds
-    let (gc, gg) = (cpu.potential_gradient(), gpu.potential_gradient());
-    assert!(rel(&gg, &gc) < tol, "∇E differs by {:.2e}", rel(&gg, &gc));
-    let (ec, eg) = (cpu.potential(), gpu.potential());
-    assert!((ec - eg).abs() <= tol * ec.abs(), "E: cpu {ec} gpu {eg}");
-    let mut rng = Rng(99);
-    let u: Vec<f64> = (0..x.len()).map(|_| rng.next()).collect();
-    let ((hc, uc), (hg, ug)) = (cpu.hessian_product(&u), gpu.hessian_product(&u));
-    assert!(rel(&hg, &hc) < tol, "H u differs by {:.2e}", rel(&hg, &hc));
-    assert!((uc - ug).abs() <= tol * uc.abs(), "uᵀHu: cpu {uc} gpu {ug}");
+    let ec = same_system(&mut cpu, gpu, tol);
     let (jc, jg) = (cpu.jacobi_blocks(), gpu.jacobi_blocks());
     assert!(
         rel(&jg, &jc) < 1e3 * tol,
@@ -87,16 +78,7 @@ pub fn compare(model: &Model, gpu: &mut GpuBackend, x: &[f64], p: &[f64], tol: f
         "the swept broad phase's pairs, in list order"
     );
     // the GPU sums the change per element; the CPU's E at both ends gives it too
-    let alpha = 0.5 * bc;
-    let dg = gpu.energy_change(alpha);
-    let xa: Vec<f64> = x.iter().zip(p).map(|(a, b)| a + alpha * b).collect();
-    cpu.set_positions(&xa);
-    cpu.potential_gradient();
-    let dc = cpu.potential() - ec;
-    assert!(
-        (dc - dg).abs() <= tol * dc.abs().max(ec.abs() * 1e-6),
-        "ΔE: cpu {dc} gpu {dg}"
-    );
+    same_energy_change(&mut cpu, gpu, x, p, 0.5 * bc, ec, tol);
     found.len()
 }
 
@@ -171,29 +153,12 @@ pub fn compare_friction(
     for b in [&mut cpu as &mut dyn Probe, gpu as &mut dyn Probe] {
         b.set_positions(x);
     }
-    let (gc, gg) = (cpu.potential_gradient(), gpu.potential_gradient());
-    assert!(rel(&gg, &gc) < tol, "∇E differs by {:.2e}", rel(&gg, &gc));
-    let (ec, eg) = (cpu.potential(), gpu.potential());
-    assert!((ec - eg).abs() <= tol * ec.abs(), "E: cpu {ec} gpu {eg}");
-    let mut rng = Rng(7);
-    let u: Vec<f64> = (0..x.len()).map(|_| rng.next()).collect();
-    let ((hc, uc), (hg, ug)) = (cpu.hessian_product(&u), gpu.hessian_product(&u));
-    assert!(rel(&hg, &hc) < tol, "H u differs by {:.2e}", rel(&hg, &hc));
-    assert!((uc - ug).abs() <= tol * uc.abs(), "uᵀHu: cpu {uc} gpu {ug}");
+    let ec = same_system(&mut cpu, gpu, tol);
     cpu.set_direction(p);
     gpu.set_direction(p);
     let ((_, bc), (_, bg)) = (cpu.direction_summary(), gpu.direction_summary());
     assert!((bc - bg).abs() <= tol * bc, "CCD bound: cpu {bc} gpu {bg}");
-    let alpha = 0.5 * bc;
-    let dg = gpu.energy_change(alpha);
-    let xa: Vec<f64> = x.iter().zip(p).map(|(a, b)| a + alpha * b).collect();
-    cpu.set_positions(&xa);
-    cpu.potential_gradient();
-    let dc = cpu.potential() - ec;
-    assert!(
-        (dc - dg).abs() <= tol * dc.abs().max(ec.abs() * 1e-6),
-        "ΔE: cpu {dc} gpu {dg}"
-    );
+    same_energy_change(&mut cpu, gpu, x, p, 0.5 * bc, ec, tol);
     cpu.set_positions(x);
     let (sc, sg) = (cpu.diagnostics(), gpu.diagnostics());
     assert_eq!(
@@ -214,4 +179,42 @@ pub fn compare_friction(
     );
     assert!(lc > 0.0, "the second lag changed nothing");
     first
+}
+
+/// At the backends' common state: −∇E, E, H u and uᵀHu (u random) agree to `tol`.
+/// The gradient goes first: the CPU's energy reads the pair list its assembly
+/// builds. Returns the CPU's E (J).
+fn same_system(cpu: &mut CpuBackend, gpu: &mut GpuBackend, tol: f64) -> f64 {
+    let (gc, gg) = (cpu.potential_gradient(), gpu.potential_gradient());
+    assert!(rel(&gg, &gc) < tol, "∇E differs by {:.2e}", rel(&gg, &gc));
+    let (ec, eg) = (cpu.potential(), gpu.potential());
+    assert!((ec - eg).abs() <= tol * ec.abs(), "E: cpu {ec} gpu {eg}");
+    let mut rng = Rng(99);
+    let u: Vec<f64> = (0..gc.len()).map(|_| rng.next()).collect();
+    let ((hc, uc), (hg, ug)) = (cpu.hessian_product(&u), gpu.hessian_product(&u));
+    assert!(rel(&hg, &hc) < tol, "H u differs by {:.2e}", rel(&hg, &hc));
+    assert!((uc - ug).abs() <= tol * uc.abs(), "uᵀHu: cpu {uc} gpu {ug}");
+    ec
+}
+
+/// The GPU's line-search change E(x + α p) − E(x) (summed per element) against the
+/// CPU's E at both ends (`ec` at x), to `tol`; leaves the CPU at x + α p.
+fn same_energy_change(
+    cpu: &mut CpuBackend,
+    gpu: &mut GpuBackend,
+    x: &[f64],
+    p: &[f64],
+    alpha: f64,
+    ec: f64,
+    tol: f64,
+) {
+    let dg = gpu.energy_change(alpha);
+    let xa: Vec<f64> = x.iter().zip(p).map(|(a, b)| a + alpha * b).collect();
+    cpu.set_positions(&xa);
+    cpu.potential_gradient();
+    let dc = cpu.potential() - ec;
+    assert!(
+        (dc - dg).abs() <= tol * dc.abs().max(ec.abs() * 1e-6),
+        "ΔE: cpu {dc} gpu {dg}"
+    );
 }
