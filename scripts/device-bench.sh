@@ -5,6 +5,8 @@
 #   scripts/device-bench.sh run OUT [MODE] # there: every GPU figure into OUT, the GPU
 #                                          # in precision MODE (f32, mixed, f64; one
 #                                          # call each, as each takes up to ten minutes)
+#   scripts/device-bench.sh contact OUT [MODE] # there: the self-contact figures (one
+#                                          # more call, under ten minutes)
 #   scripts/device-bench.sh collect DIR    # here: OUT's files into benchmarks/<device>/
 #
 # `prepare` builds the release binary and the hot-path benchmark on this machine
@@ -19,6 +21,10 @@
 #   - the per-CG-iteration time from the hot-path benchmark at 66k nodes, against
 #     the bandwidth bound in bench.csv's gpu_cg_bytes_per_iter (hot_paths.txt);
 #   - the GPU–CPU agreement table of BENCHMARKS.md's `compare` scenes (compare.txt).
+# `contact` runs the self-contact ladder (the cloth of scenes/cloth_on_sphere.toml at
+# 64, 128 and 256 cells, 40 steps: BENCHMARKS.md, "Contact between and within
+# bodies") on the GPU, and the bundled self-contact scenes side by side with the CPU
+# (compare-contact.txt).
 # `collect` copies them to benchmarks/<device>/ with the adapter line as device.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,17 +46,22 @@ prepare() {
     du -sh .devbin .gl
 }
 
-run() {
-    local out=$1
-    # The GPU's precision mode (solver.precision): the rows and files name it.
-    local mode=${2:-f32}
-    mkdir -p "$out"
+# The Vulkan loader from .gl/ and the NVIDIA driver's ICD, on the device machine.
+device_env() {
     for f in .gl/*.deb; do dpkg -x "$f" /; done
     ldconfig
     if [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
         export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
     fi
     export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
+}
+
+run() {
+    local out=$1
+    # The GPU's precision mode (solver.precision): the rows and files name it.
+    local mode=${2:-f32}
+    mkdir -p "$out"
+    device_env
     local bin=.devbin/springsim
     $bin devices | tee "$out/devices.txt"
     # The ladder to about a million nodes per family on the GPU, block-Jacobi and
@@ -78,11 +89,35 @@ run() {
     {
         for s in "scenes/square_drop.toml --steps 500" lattice_drop cloth_drop balls_3d \
             "square_on_slope --steps 800" cube_on_slope block_thrown \
-            "two_squares --set contact.self_friction=0"; do
+            "two_squares --steps 100"; do
             # shellcheck disable=SC2086
             timeout 15 $bin compare $s --set solver.precision="$mode" || echo "compare $s: status $?"
         done
     } 2>&1 | tee "$out/compare-$mode.txt"
+}
+
+contact() {
+    local out=$1
+    local mode=${2:-f64}
+    mkdir -p "$out"
+    device_env
+    local bin=.devbin/springsim
+    $bin devices | tee "$out/devices.txt"
+    # The ladder: one summary.json per size (ms/step, Newton and CG iterations, the
+    # most contact pairs, device memory). Worst case 3 × 130 + 4 × 35 s.
+    for c in 64 128 256; do
+        timeout 130 $bin run scenes/cloth_on_sphere.toml --backend gpu --steps 40 --quiet \
+            --out "/tmp/contact-$c" --set "bodies[0].cells=[$c, $c]" \
+            --set solver.precision="$mode" >/dev/null || echo "cloth_on_sphere $c: status $?"
+        cp "/tmp/contact-$c/summary.json" "$out/contact-cloth_on_sphere-$c-$mode.json" || true
+    done
+    {
+        for s in "two_squares --steps 200" "tet_stack --steps 100" rope_pile \
+            "cloth_pile --steps 200"; do
+            # shellcheck disable=SC2086
+            timeout 35 $bin compare $s --set solver.precision="$mode" || echo "compare $s: status $?"
+        done
+    } 2>&1 | tee "$out/compare-contact-$mode.txt"
 }
 
 collect() {
@@ -97,9 +132,10 @@ collect() {
 case "${1:-}" in
 prepare) prepare ;;
 run) run "${2:?OUT folder}" "${3:-f32}" ;;
+contact) contact "${2:?OUT folder}" "${3:-f64}" ;;
 collect) collect "${2:?folder with the run files}" ;;
 *)
-    echo "usage: scripts/device-bench.sh prepare | run OUT [f32|mixed|f64] | collect DIR" >&2
+    echo "usage: scripts/device-bench.sh prepare | run OUT [f32|mixed|f64] | contact OUT [f32|mixed|f64] | collect DIR" >&2
     exit 2
     ;;
 esac
