@@ -298,14 +298,7 @@ fn friction_between_cloths(opts: GpuOptions) -> u32 {
     }
     let mut rng = Rng(8);
     let (x_lag, p) = state(&model, &mut rng);
-    let mut x = x_lag.clone();
-    for i in 0..model.num_nodes() {
-        if model.collision.node_body[i] == 1 {
-            x[3 * i] += 3e-5 * rng.next();
-            x[3 * i + 2] += 3e-5 * rng.next();
-        }
-    }
-    compare_friction(&model, &mut g, &x_lag, &x, &p, 1e-9);
+    compare_friction(&model, &mut g, &x_lag, &p, &mut rng, 1e-9);
     g.pair_buffer_growths()
 }
 

@@ -84,8 +84,9 @@ pub struct ContactPlan {
 
 impl ContactPlan {
     /// The plan of `model` (which has contact between bodies) with room for
-    /// `capacity` pairs at first (at least one).
-    pub fn new(model: &Model, capacity: Option<u32>) -> Self {
+    /// `capacity` pairs at first (at least one), each pair buffer growing to at most
+    /// `max_bytes` (`None`: as far as the device allows).
+    pub fn new(model: &Model, capacity: Option<u32>, max_bytes: Option<u64>) -> Self {
         let mesh = &model.collision;
         let n = model.num_nodes() as u32;
         let (v, e) = (mesh.vertices.len() as u32, mesh.edges.len() as u32);
@@ -170,7 +171,7 @@ impl ContactPlan {
             grid_words,
             capacity: capacity.unwrap_or(4 * queries + 64).max(1),
             lagged: model.self_contact.friction > 0.0,
-            max_bytes: u64::MAX,
+            max_bytes: max_bytes.unwrap_or(u64::MAX),
             base_elements: n.max(model.springs.len() as u32),
             growths: 0,
             broad_phases: 0,

@@ -119,11 +119,8 @@ fn params(
         element_partials,
         friction_slots: slots as u32,
         friction_eps: model.friction.eps_v * s.dt,
-        self_friction: if model.self_contact.enabled {
-            model.self_contact.friction
-        } else {
-            0.0
-        },
+        // read by the pair kernels only, which run with contact between bodies on
+        self_friction: model.self_contact.friction,
         gravity,
         walls,
         friction_mu,
@@ -224,11 +221,8 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
         _ => None,
     };
     let (n, ns, dim) = (model.num_nodes(), model.springs.len(), model.dim);
-    let contact = super::contact::enabled(model).then(|| {
-        let mut c = super::contact::ContactPlan::new(model, opts.pair_capacity);
-        c.max_bytes = opts.max_pair_bytes.unwrap_or(u64::MAX);
-        c
-    });
+    let contact = super::contact::enabled(model)
+        .then(|| super::contact::ContactPlan::new(model, opts.pair_capacity, opts.max_pair_bytes));
     let capacity = contact.as_ref().map_or(0, |c| c.capacity as usize);
     let max_x = opts.max_groups_x.clamp(1, 65535);
     let node_dispatch = dims((n as u32).div_ceil(WORKGROUP), max_x);
