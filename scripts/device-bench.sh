@@ -46,24 +46,26 @@ prepare() {
     du -sh .devbin .gl
 }
 
-# The Vulkan loader from .gl/ and the NVIDIA driver's ICD, on the device machine.
+bin=.devbin/springsim
+
+# On the device machine: OUT made, the Vulkan loader from .gl/ and the NVIDIA
+# driver's ICD set up, and the adapter named in OUT/devices.txt.
 device_env() {
+    mkdir -p "$1"
     for f in .gl/*.deb; do dpkg -x "$f" /; done
     ldconfig
     if [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
         export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
     fi
     export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
+    $bin devices | tee "$1/devices.txt"
 }
 
 run() {
     local out=$1
     # The GPU's precision mode (solver.precision): the rows and files name it.
     local mode=${2:-f32}
-    mkdir -p "$out"
-    device_env
-    local bin=.devbin/springsim
-    $bin devices | tee "$out/devices.txt"
+    device_env "$out"
     # The ladder to about a million nodes per family on the GPU, block-Jacobi and
     # multilevel (MAS) PCG side by side; then the CPU's 1M-node square (the CPU
     # default there: V-cycle PCG with inexact Newton, every core, one timed step) for
@@ -99,10 +101,7 @@ run() {
 contact() {
     local out=$1
     local mode=${2:-f64}
-    mkdir -p "$out"
-    device_env
-    local bin=.devbin/springsim
-    $bin devices | tee "$out/devices.txt"
+    device_env "$out"
     # The ladder: one summary.json per size (ms/step, Newton and CG iterations, the
     # most contact pairs, device memory). Worst case 3 × 130 + 4 × 35 s.
     for c in 64 128 256; do
