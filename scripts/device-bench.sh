@@ -88,14 +88,20 @@ run() {
         --bench --warm-up-time 1 --measurement-time 3 gpu/direction 2>&1 \
         | tee "$out/hot_paths-$mode.txt" || true
     # GPU–CPU agreement (BENCHMARKS.md's compare scenes; two_squares: GPU self-contact).
-    {
-        for s in "scenes/square_drop.toml --steps 500" lattice_drop cloth_drop balls_3d \
-            "square_on_slope --steps 800" cube_on_slope block_thrown \
-            "two_squares --steps 100"; do
-            # shellcheck disable=SC2086
-            timeout 15 $bin compare $s --set solver.precision="$mode" || echo "compare $s: status $?"
-        done
-    } 2>&1 | tee "$out/compare-$mode.txt"
+    compare_all 15 "$mode" "$out/compare-$mode.txt" "scenes/square_drop.toml --steps 500" \
+        lattice_drop cloth_drop balls_3d "square_on_slope --steps 800" cube_on_slope \
+        block_thrown "two_squares --steps 100"
+}
+
+# compare_all SECONDS MODE FILE SCENE...: `compare` of each SCENE (with its options,
+# one word) in precision MODE, at most SECONDS each, printed and written to FILE.
+compare_all() {
+    local seconds=$1 mode=$2 file=$3
+    shift 3
+    for s in "$@"; do
+        # shellcheck disable=SC2086
+        timeout "$seconds" $bin compare $s --set solver.precision="$mode" || echo "compare $s: status $?"
+    done 2>&1 | tee "$file"
 }
 
 contact() {
@@ -110,13 +116,8 @@ contact() {
             --set solver.precision="$mode" >/dev/null || echo "cloth_on_sphere $c: status $?"
         cp "/tmp/contact-$c/summary.json" "$out/contact-cloth_on_sphere-$c-$mode.json" || true
     done
-    {
-        for s in "two_squares --steps 200" "tet_stack --steps 100" rope_pile \
-            "cloth_pile --steps 200"; do
-            # shellcheck disable=SC2086
-            timeout 35 $bin compare $s --set solver.precision="$mode" || echo "compare $s: status $?"
-        done
-    } 2>&1 | tee "$out/compare-contact-$mode.txt"
+    compare_all 35 "$mode" "$out/compare-contact-$mode.txt" "two_squares --steps 200" \
+        "tet_stack --steps 100" rope_pile "cloth_pile --steps 200"
 }
 
 collect() {
