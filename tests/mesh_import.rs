@@ -33,19 +33,17 @@ for i in range(nx):
     for j in range(ny):
         for k in range(nz):
             c = [idx(i + a, j + b, k + d) for a in (0, 1) for b in (0, 1) for d in (0, 1)]
+            # in path order, as many tools write them: half of them with negative volume
             for path in [(0, 4, 6, 7), (0, 4, 5, 7), (0, 1, 5, 7), (0, 1, 3, 7), (0, 2, 3, 7), (0, 2, 6, 7)]:
-                t = [c[p] for p in path]
-                p0, p1, p2, p3 = pts[t]
-                if np.dot(np.cross(p1 - p0, p2 - p0), p3 - p0) < 0:
-                    t[1], t[2] = t[2], t[1]
-                tets.append(t)
+                tets.append([c[p] for p in path])
 tets = np.array(tets)
 vol = sum(abs(np.linalg.det(pts[t[1:]] - pts[t[0]])) / 6 for t in tets)
+negative = sum(1 for t in tets if np.linalg.det(pts[t[1:]] - pts[t[0]]) < 0)
 edges = {tuple(sorted((t[a], t[b]))) for t in tets for a in range(4) for b in range(a + 1, 4)}
 tet_mesh = meshio.Mesh(pts, [("tetra", tets)])
 meshio.write(f"{out}/tets_ascii.msh", tet_mesh, file_format="gmsh", binary=False)
 meshio.write(f"{out}/tets_binary.msh", tet_mesh, file_format="gmsh", binary=True)
-result = {"tets": {"points": pts.tolist(), "edges": len(edges), "measure": vol, "cells": len(tets)}}
+result = {"tets": {"points": pts.tolist(), "edges": len(edges), "measure": vol, "cells": len(tets), "negative": negative}}
 
 # Triangles in the plane z = 0: a jittered 4 x 3 grid, two triangles per cell.
 p2 = grid(4, 3, 0)[:, :] * 0.25
@@ -123,7 +121,17 @@ fn meshes_written_by_meshio_load_with_their_nodes_edges_and_mass() {
         if key == "tets" {
             assert_eq!(m.tetrahedra.len(), cells, "{file}: tetrahedra");
             assert!(!m.triangles.is_empty());
+            // meshio keeps the mixed orientation: one warning counts the turned ones
+            let negative = e["negative"].as_u64().unwrap();
+            assert!(
+                negative > 0 && negative < cells as u64,
+                "{negative} of {cells}"
+            );
+            assert_eq!(s.warnings.len(), 1, "{file}: {:?}", s.warnings);
+            let count = format!("{negative} of {cells} tetrahedra");
+            assert!(s.warnings[0].contains(&count), "{file}: {}", s.warnings[0]);
         } else {
+            assert!(s.warnings.is_empty(), "{file}: {:?}", s.warnings);
             assert_eq!(m.triangles.len(), cells, "{file}: triangles");
         }
         assert!(m

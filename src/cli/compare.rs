@@ -46,7 +46,10 @@ pub fn main(args: CompareArgs) -> ExitCode {
         }
     };
     let scene = match scene::load_with(&scene, &overrides) {
-        Ok(s) => s,
+        Ok(s) => {
+            s.print_warnings();
+            s
+        }
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);

@@ -188,6 +188,7 @@ struct Prepared {
 fn prepare(args: &RunArgs) -> Result<Prepared, String> {
     let overrides = scene::Override::parse_all(&args.set)?;
     let mut scene = scene::load_with(&args.scene, &overrides).map_err(|e| e.to_string())?;
+    scene.print_warnings();
     if let Some(pre) = args.preconditioner {
         scene.model.solver.preconditioner = pre;
     }

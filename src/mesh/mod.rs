@@ -1,7 +1,8 @@
 //! Imported meshes: Wavefront OBJ (through `tobj`) and Gmsh MSH 4.1 (ASCII and
 //! binary, our own reader), read into one [`Mesh`] of points and elements (lines,
 //! triangles, tetrahedra), checked (empty, out-of-range indices, zero-length edges,
-//! zero-area triangles, inverted or zero-volume tetrahedra, mixed dimensions) and
+//! zero-area triangles, zero-volume tetrahedra, mixed dimensions), tetrahedra of
+//! mixed orientation turned over ([`Mesh::orient_tetrahedra`]) and
 //! measured ([`topology`]: unique edges, boundary, element measures) for the scene
 //! builder, which turns a mesh into nodes and springs.
 
@@ -183,11 +184,28 @@ impl Mesh {
         Ok(kind)
     }
 
-    /// Checks the kept elements (after [`Self::keep_top_dimension`]): no zero-length
-    /// edge, no zero-area triangle, no inverted or zero-volume tetrahedron (Gmsh's
-    /// orientation: `(p1 − p0) × (p2 − p0) · (p3 − p0) > 0`). "Zero" is relative to
-    /// the mesh's size: below 1e-10 of its bounding-box diagonal to the power of the
-    /// element's dimension.
+    /// Gives every tetrahedron Gmsh's orientation (`(p1 − p0) × (p2 − p0) · (p3 − p0)
+    /// > 0`) by swapping nodes 2 and 3 of those with a negative volume, as many tools
+    /// write half of them (springs do not care; the outward boundary faces do).
+    /// Returns how many were swapped; zero volumes are left to [`Self::check`].
+    pub fn orient_tetrahedra(&mut self) -> usize {
+        let points = &self.points;
+        let mut flipped = 0;
+        for t in &mut self.tetrahedra {
+            let p = |i: u32| points[i as usize];
+            if topology::tet_signed_volume(p(t[0]), p(t[1]), p(t[2]), p(t[3])) < 0.0 {
+                t.swap(1, 2);
+                flipped += 1;
+            }
+        }
+        flipped
+    }
+
+    /// Checks the kept elements (after [`Self::keep_top_dimension`] and
+    /// [`Self::orient_tetrahedra`]): no zero-length edge, no zero-area triangle, no
+    /// zero-volume tetrahedron, none left inverted. "Zero" is relative to the mesh's
+    /// size: below 1e-10 of its bounding-box diagonal to the power of the element's
+    /// dimension.
     pub fn check(&self) -> Result<(), MeshError> {
         let diag = topology::bbox_diagonal(&self.points);
         if self.points.is_empty() || diag == 0.0 {
@@ -262,8 +280,9 @@ impl Mesh {
 }
 
 /// Reads the mesh in `bytes`, its format from `name`'s extension (`.obj`, `.msh`),
-/// keeps its top-dimensional elements and checks them.
-pub fn read(name: &str, bytes: &[u8]) -> Result<(Mesh, Kind), MeshError> {
+/// keeps its top-dimensional elements, orients its tetrahedra and checks them.
+/// Returns the mesh, its kind and how many tetrahedra were turned over.
+pub fn read(name: &str, bytes: &[u8]) -> Result<(Mesh, Kind, usize), MeshError> {
     let ext = name.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
     let mut mesh = match ext.as_str() {
         "obj" => obj::read(bytes)?,
@@ -278,6 +297,7 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<(Mesh, Kind), MeshError> {
         return Err(MeshError::file("the mesh is empty: it has no nodes"));
     }
     let kind = mesh.keep_top_dimension()?;
+    let flipped = mesh.orient_tetrahedra();
     mesh.check()?;
-    Ok((mesh, kind))
+    Ok((mesh, kind, flipped))
 }

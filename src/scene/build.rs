@@ -286,6 +286,7 @@ impl Builder<'_> {
             particle_radius,
             linear_solver: s.linear_solver.unwrap_or_default(),
             toml: String::new(),
+            warnings: vec![],
         })
     }
 }

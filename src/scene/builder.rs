@@ -11,6 +11,8 @@ pub(super) struct Builder<'a> {
     pub(super) text: &'a str,
     /// The file name errors name.
     pub(super) file: &'a str,
+    /// What the scene was given that it fixed, one line each ([`super::Scene::warnings`]).
+    pub(super) warnings: std::cell::RefCell<Vec<String>>,
 }
 
 impl Builder<'_> {

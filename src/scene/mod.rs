@@ -155,9 +155,19 @@ pub struct Scene {
     /// The TOML the scene was parsed from, overrides included (written to a run's
     /// `scene.toml`).
     pub toml: String,
+    /// What the scene's input had that springsim fixed (a mesh's inverted
+    /// tetrahedra), one line each, for the command line to print as warnings.
+    pub warnings: Vec<String>,
 }
 
 impl Scene {
+    /// Prints [`Self::warnings`] to stderr, one `warning:` line each.
+    pub fn print_warnings(&self) {
+        for w in &self.warnings {
+            eprintln!("warning: {w}");
+        }
+    }
+
     /// The number of steps a run takes: `steps` (`--steps`) or `duration` (`--duration`,
     /// seconds, rounded up to whole steps) from the command line, else the scene's
     /// `[run]`, else 100. The error (one line) says why the request is refused: zero
@@ -271,7 +281,13 @@ pub fn parse(text: &str, file: &str, stem: &str) -> Result<Scene, SceneError> {
         let field = (path != "." && !path.is_empty()).then_some(path);
         toml_error(text, file, field, e.inner())
     })?;
-    let mut scene = Builder { text, file }.build(raw, stem)?;
+    let builder = Builder {
+        text,
+        file,
+        warnings: Default::default(),
+    };
+    let mut scene = builder.build(raw, stem)?;
+    scene.warnings = builder.warnings.take();
     scene.toml = text.to_string();
     Ok(scene)
 }
