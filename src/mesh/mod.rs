@@ -203,7 +203,7 @@ impl Mesh {
 
     /// Checks the kept elements (after [`Self::keep_top_dimension`] and
     /// [`Self::orient_tetrahedra`]): no zero-length edge, no zero-area triangle, no
-    /// zero-volume tetrahedron, none left inverted. "Zero" is relative to the mesh's
+    /// zero-volume tetrahedron. "Zero" is relative to the mesh's
     /// size: below 1e-10 of its bounding-box diagonal to the power of the element's
     /// dimension.
     pub fn check(&self) -> Result<(), MeshError> {
@@ -265,13 +265,6 @@ impl Mesh {
                     "tetrahedron",
                     self.ids[2][e],
                     "degenerate: zero volume (its nodes are coplanar)",
-                ));
-            }
-            if v < 0.0 {
-                return Err(MeshError::at(
-                    "tetrahedron",
-                    self.ids[2][e],
-                    "inverted: negative volume (nodes 2 and 3 swapped against Gmsh's orientation)",
                 ));
             }
         }
