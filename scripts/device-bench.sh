@@ -42,7 +42,7 @@ prepare() {
     # shellcheck disable=SC2086
     apt-get $o update -qq
     # shellcheck disable=SC2086
-    (cd .gl && apt-get $o download libvulkan1)
+    (cd .gl && apt-get $o download libvulkan1 libglvnd0 libegl1 libgl1 libglx0 libgles2 libopengl0)
     du -sh .devbin .gl
 }
 
@@ -120,6 +120,43 @@ contact() {
         "tet_stack --steps 100" rope_pile "cloth_pile --steps 200"
 }
 
+# all OUT: the first figures of a short lease in one call of about eight minutes:
+# the GPU ladder per family (f32, block-Jacobi and MAS), the CPU's 1M-node square,
+# one GPU CG iteration, the `compare` agreement lists (f32 and, for self-contact,
+# f64) and the self-contact ladder's first two rungs; every file into one archive,
+# OUT/results.tgz (a call brings back at most eight files), for `collect`.
+all() {
+    local out=$1 res=/tmp/res
+    device_env "$res"
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >"$res/nvidia-smi.txt" 2>&1 || true
+    local fam t
+    for fam in square2d:110 lattice3d:60 cloth3d:60; do
+        t=${fam#*:}
+        fam=${fam%:*}
+        timeout "$t" $bin bench --backends gpu,gpu-mas --precision f32 --family "$fam" \
+            --steps 4 --warmup 1 --out "/tmp/bench-$fam" | tee "$res/bench-gpu-f32-$fam.txt" \
+            || echo "bench $fam ended early (status $?)" | tee -a "$res/bench-gpu-f32-$fam.txt"
+        cp "/tmp/bench-$fam/bench.csv" "$res/bench-gpu-f32-$fam.csv" 2>/dev/null || true
+    done
+    timeout 60 $bin bench --backends cpu-mg --family square2d --min-nodes 1000000 \
+        --forcing eisenstat_walker --steps 1 --warmup 0 --out /tmp/bench-cpu \
+        | tee "$res/bench-cpu.txt" || echo "bench ended early (status $?)" | tee -a "$res/bench-cpu.txt"
+    cp /tmp/bench-cpu/bench.csv "$res/bench-cpu.csv" 2>/dev/null || true
+    SPRINGSIM_BENCH_CELLS=256 SPRINGSIM_BENCH_PRECISION=f32 timeout 40 .devbin/hot_paths \
+        --bench --warm-up-time 1 --measurement-time 3 gpu/direction 2>&1 \
+        | tee "$res/hot_paths-f32.txt" || true
+    compare_all 12 f32 "$res/compare-f32.txt" "scenes/square_drop.toml --steps 500" \
+        lattice_drop cloth_drop "two_squares --steps 100"
+    for c in 64 128; do
+        timeout 45 $bin run scenes/cloth_on_sphere.toml --backend gpu --steps 40 --quiet \
+            --out "/tmp/contact-$c" --set "bodies[0].cells=[$c, $c]" \
+            --set solver.precision=f64 >/dev/null || echo "cloth_on_sphere $c: status $?"
+        cp "/tmp/contact-$c/summary.json" "$res/contact-cloth_on_sphere-$c-f64.json" || true
+    done
+    compare_all 20 f64 "$res/compare-contact-f64.txt" "two_squares --steps 200" "tet_stack --steps 100"
+    tar czf "$out/results.tgz" -C /tmp res
+}
+
 collect() {
     local dir=$1
     local device
@@ -133,6 +170,7 @@ case "${1:-}" in
 prepare) prepare ;;
 run) run "${2:?OUT folder}" "${3:-f32}" ;;
 contact) contact "${2:?OUT folder}" "${3:-f64}" ;;
+all) all "${2:?OUT folder}" ;;
 collect) collect "${2:?folder with the run files}" ;;
 *)
     echo "usage: scripts/device-bench.sh prepare | run OUT [f32|mixed|f64] | contact OUT [f32|mixed|f64] | collect DIR" >&2
