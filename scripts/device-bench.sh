@@ -157,6 +157,23 @@ all() {
     tar czf "$out/results.tgz" -C /tmp res
 }
 
+# profile OUT: the ladder per family in f32 (block-Jacobi and MAS) with every
+# kernel timed (`bench --profile-kernels`: kernels.csv beside bench.csv), for the
+# cost model's per-kernel check; one archive, OUT/profile.tgz.
+profile() {
+    local out=$1 res=/tmp/profile
+    device_env "$res"
+    local fam t
+    # family:seconds:most nodes (the 1M cloth drapes for minutes: left out)
+    for fam in square2d:100:2000000 lattice3d:90:2000000 cloth3d:50:100000; do
+        IFS=: read -r fam t most <<<"$fam"
+        timeout "$t" $bin bench --backends gpu,gpu-mas --precision f32 --family "$fam" \
+            --max-nodes "$most" --steps 2 --warmup 1 --profile-kernels --out "$res/$fam" \
+            | tee "$res/bench-$fam.txt" || echo "bench $fam ended early (status $?)" | tee -a "$res/bench-$fam.txt"
+    done
+    tar czf "$out/profile.tgz" -C /tmp profile
+}
+
 collect() {
     local dir=$1
     local device
@@ -171,6 +188,7 @@ prepare) prepare ;;
 run) run "${2:?OUT folder}" "${3:-f32}" ;;
 contact) contact "${2:?OUT folder}" "${3:-f64}" ;;
 all) all "${2:?OUT folder}" ;;
+profile) profile "${2:?OUT folder}" ;;
 collect) collect "${2:?folder with the run files}" ;;
 *)
     echo "usage: scripts/device-bench.sh prepare | run OUT [f32|mixed|f64] | contact OUT [f32|mixed|f64] | collect DIR" >&2

@@ -30,8 +30,10 @@ impl LinearSolver {
 pub enum PreconditionerKind {
     /// The one measured faster for the scene's size and backend (the default): on
     /// the CPU backend `multigrid` from [`multigrid_auto_nodes`] nodes on,
-    /// `block_jacobi` below; on the GPU backend `block_jacobi` until a hardware GPU
-    /// has timed `mas` (BENCHMARKS.md).
+    /// `block_jacobi` below; on the GPU backend whichever of `mas` and
+    /// `block_jacobi` the GPU cost model expects faster on the adapter
+    /// ([`crate::backend::gpu::cost_model::gpu_preconditioner`]: on an H200 `mas`
+    /// for 2D meshes from about 16,000 nodes, `block_jacobi` elsewhere).
     #[default]
     Auto,
     /// Per node the inverse of H's diagonal block (both backends).
@@ -74,7 +76,9 @@ impl PreconditionerKind {
     }
 
     /// The preconditioner a backend uses for a scene of `nodes` nodes: `auto`
-    /// resolved (see [`PreconditionerKind::Auto`]), the others as they are.
+    /// resolved (see [`PreconditionerKind::Auto`]), the others as they are. With
+    /// `gpu` this is the choice without a device (block-Jacobi); a GPU run resolves
+    /// `auto` by the cost model for its adapter instead.
     pub fn resolve(self, nodes: usize, dim: usize, gpu: bool) -> PreconditionerKind {
         match self {
             PreconditionerKind::Auto if !gpu && nodes >= multigrid_auto_nodes(dim) => {

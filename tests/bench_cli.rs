@@ -163,3 +163,71 @@ fn gpu_rows_on_the_small_entries_and_skips_with_reasons() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown backend `tpu`"));
 }
+
+/// `--profile-kernels`: kernels.csv times every dispatch of the timed steps (its
+/// calls add up to the row's dispatches), the MAS rows time the factorisation's
+/// kernels, and every GPU row carries the cost model's prediction.
+#[test]
+fn profiled_gpu_rows_time_every_dispatch() {
+    let probe = common::random_model(4, 2, "book", 1);
+    if common::gpu_backend(probe, Default::default()).is_none() {
+        return; // no adapter outside CI (in CI the helper fails instead)
+    }
+    let out = std::env::temp_dir().join(format!("springsim-bench-prof-{}", std::process::id()));
+    let (_, csv) = bench(
+        &[
+            "--quick",
+            "--backends",
+            "gpu,gpu-mas",
+            "--family",
+            "square2d",
+            "--steps",
+            "1",
+            "--warmup",
+            "1",
+            "--max-nodes",
+            "300",
+            "--profile-kernels",
+        ],
+        &out,
+    );
+    let kernels = std::fs::read_to_string(out.join("kernels.csv")).unwrap();
+    let mut klines = kernels.lines();
+    let kheader = split(klines.next().unwrap());
+    let krows: Vec<std::collections::HashMap<String, String>> = klines
+        .map(|l| kheader.iter().cloned().zip(split(l)).collect())
+        .collect();
+    let mut checked = 0;
+    for r in rows(&csv).iter().filter(|r| r["status"] == "ok") {
+        let mine: Vec<_> = krows
+            .iter()
+            .filter(|k| k["scene"] == r["scene"] && k["backend"] == r["backend"])
+            .collect();
+        let calls: f64 = mine
+            .iter()
+            .map(|k| k["calls_per_step"].parse::<f64>().unwrap())
+            .sum();
+        let dispatches: f64 = r["dispatches_per_step"].parse().unwrap();
+        assert!(dispatches > 20.0, "{r:?}");
+        assert_eq!(calls, dispatches, "{r:?}");
+        for k in &mine {
+            let us: f64 = k["us_per_call"].parse().unwrap();
+            assert!(us > 0.0 && us < 5e6, "{k:?}");
+        }
+        let has = |name: &str| mine.iter().any(|k| k["kernel"] == name);
+        assert!(has("newton_matvec") && has("cg_alpha"), "{mine:?}");
+        assert_eq!(has("mas_invert"), r["backend"] == "gpu-mas", "{mine:?}");
+        let measured: f64 = r["ms_per_step"].parse().unwrap();
+        let model: f64 = r["model_ms_per_step"].parse().unwrap();
+        assert!(model > 0.0 && model.is_finite(), "{r:?}");
+        // profiled runs are slower (a pass and a read per kernel): only the order
+        assert!(model < 5.0 * measured && model > measured / 20.0, "{r:?}");
+        assert!(
+            r["readbacks_per_step"].parse::<f64>().unwrap() >= 1.0,
+            "{r:?}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 4, "{csv}");
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -78,9 +78,13 @@ fn a_scene_too_large_for_the_adapter_is_a_clear_error() {
             grows: false,
         })
     };
-    let err = GpuContext::new(&needs, springsim::precision::PrecisionChoice::Auto, false)
-        .err()
-        .expect("an exabyte buffer cannot fit");
+    let err = GpuContext::new(
+        &needs,
+        springsim::precision::PrecisionChoice::Auto,
+        Default::default(),
+    )
+    .err()
+    .expect("an exabyte buffer cannot fit");
     assert!(
         err.contains("springs") && err.contains("allows at most"),
         "{err}"

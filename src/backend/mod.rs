@@ -44,6 +44,8 @@ pub struct DeviceCounters {
     pub submissions: u64,
     /// Blocking reads from the device (each a full synchronisation).
     pub readbacks: u64,
+    /// Kernels dispatched (each a dependent phase: a barrier follows it).
+    pub dispatches: u64,
     /// Bytes of device memory the scene's buffers hold.
     pub memory_bytes: u64,
 }
@@ -122,5 +124,10 @@ pub trait Backend: NewtonSystem + Send {
     /// Host–device traffic so far (zero for backends without a device).
     fn counters(&self) -> DeviceCounters {
         DeviceCounters::default()
+    }
+    /// GPU time per kernel so far, where the device profiles its kernels (empty
+    /// elsewhere; `GpuOptions::profile_kernels`).
+    fn kernel_times(&self) -> Vec<gpu::profiler::KernelTime> {
+        Vec::new()
     }
 }

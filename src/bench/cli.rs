@@ -48,6 +48,11 @@ pub struct BenchArgs {
     /// f32), f32, f64 or mixed; the CPU rows are f64.
     #[arg(long, value_enum, default_value = "auto")]
     pub precision: crate::precision::PrecisionChoice,
+    /// Time every GPU kernel with timestamp queries and write kernels.csv (GPU
+    /// time per kernel and step); each submission then reads its timestamps back, so
+    /// ms/step grows while each kernel's time stays its own.
+    #[arg(long)]
+    pub profile_kernels: bool,
     /// Output folder for bench.csv and bench.json.
     #[arg(long, default_value = "out/bench")]
     pub out: PathBuf,
@@ -118,6 +123,7 @@ pub fn main(args: BenchArgs) -> ExitCode {
             ForcingArg::EisenstatWalker => crate::newton::Forcing::EisenstatWalker,
         }),
         precision: args.precision,
+        profile_kernels: args.profile_kernels,
     };
     let start = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -149,12 +155,23 @@ pub fn main(args: BenchArgs) -> ExitCode {
     );
     println!("{}", table::header());
     let mut devices = Vec::new();
+    let mut done = Vec::new();
     let rows = super::run(&entries, &opts, |r| {
         if !r.device.is_empty() && !devices.contains(&(r.backend.clone(), r.device.clone())) {
             devices.push((r.backend.clone(), r.device.clone()));
         }
         println!("{}", table::line(r));
         let _ = std::io::stdout().flush();
+        // The files after every row, so a run stopped early keeps what it measured.
+        done.push(r.clone());
+        let so_far = BenchReport {
+            command: command.clone(),
+            date_utc: date.clone(),
+            rows: &done,
+        };
+        if let Err(e) = table::write(&args.out, &so_far) {
+            eprintln!("error: {e}");
+        }
     });
     for (b, d) in &devices {
         println!("device of {b}: {d}");

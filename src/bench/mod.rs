@@ -2,8 +2,9 @@
 //! fixed number of steps after a warm-up, reported as a table, `bench.csv` and
 //! `bench.json` (BENCHMARKS.md holds the measured tables).
 
-pub mod bandwidth;
 pub mod cli;
+/// The GPU's traffic and cost models, kept beside the backend they model.
+pub use crate::backend::gpu::{bandwidth, cost_model};
 pub mod ladder;
 pub mod table;
 
@@ -83,6 +84,8 @@ pub struct BenchOptions {
     pub forcing: Option<crate::newton::Forcing>,
     /// Precision of the GPU rows (`auto`: the adapter's best, as `springsim run`).
     pub precision: crate::precision::PrecisionChoice,
+    /// Time every GPU kernel with timestamp queries (`kernels.csv`).
+    pub profile_kernels: bool,
 }
 
 /// One row of the table: an entry on a backend.
@@ -131,6 +134,16 @@ pub struct BenchRow {
     /// Bytes one GPU CG iteration moves at least ([`bandwidth::cg_iteration_bytes`]),
     /// for the bandwidth bound; given on every row of an entry.
     pub gpu_cg_bytes_per_iter: u64,
+    /// Kernels dispatched per timed step (GPU rows).
+    pub dispatches_per_step: Option<f64>,
+    /// Blocking reads from the device per timed step (GPU rows).
+    pub readbacks_per_step: Option<f64>,
+    /// What the cost model ([`cost_model`]) predicts for the row's device, from the
+    /// row's own Newton and CG counts (GPU rows on a device with a profile).
+    pub model_ms_per_step: Option<f64>,
+    /// GPU time per kernel over the timed steps (`--profile-kernels`), the most first.
+    #[serde(skip)]
+    pub kernel_times: Vec<crate::backend::gpu::profiler::KernelTime>,
 }
 
 /// A row without figures, carrying a reason.
@@ -173,6 +186,10 @@ fn note_row(
                 .unwrap_or(crate::precision::GpuPrecision::F32);
             bandwidth::cg_iteration_bytes(m.num_nodes(), m.springs.len(), m.dim, mode)
         }),
+        dispatches_per_step: None,
+        readbacks_per_step: None,
+        model_ms_per_step: None,
+        kernel_times: Vec::new(),
     }
 }
 
@@ -236,7 +253,11 @@ fn open(
                 BenchBackend::GpuMas => PreconditionerKind::Mas,
                 _ => PreconditionerKind::BlockJacobi,
             };
-            let g = GpuBackend::new(m).map_err(|e| format!("skipped: {e}"))?;
+            let opts = crate::backend::gpu::GpuOptions {
+                profile_kernels: o.profile_kernels,
+                ..Default::default()
+            };
+            let g = GpuBackend::with_options(m, opts).map_err(|e| format!("skipped: {e}"))?;
             if g.is_software() && !o.allow_software_gpu {
                 return Err(format!(
                     "skipped: only a software adapter ({}); name gpu in --backends to run on it",
@@ -284,6 +305,8 @@ pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow
     let (mut newton, mut cg, mut min_d) = (0u64, 0u64, f64::INFINITY);
     let mut stalled = None;
     let setup0 = sim.backend().preconditioner_stats().setup_seconds;
+    let counters0 = sim.backend().counters();
+    let kernels0 = sim.backend().kernel_times();
     let t0 = Instant::now();
     for _ in 0..o.steps {
         match sim.step() {
@@ -320,9 +343,32 @@ pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow
         row.preconditioner_ms_per_step = Some((pre.setup_seconds - setup0) * 1e3 / steps);
         row.preconditioner_mib = Some(pre.memory_bytes as f64 / 1048576.0);
     }
-    let mem = sim.backend().counters().memory_bytes;
+    let counters = sim.backend().counters();
+    if let Some(mode) = sim.backend().gpu_precision() {
+        let m = &scene.model;
+        let mesh = cost_model::Mesh {
+            nodes: m.num_nodes(),
+            springs: m.springs.len(),
+            dim: m.dim,
+            precision: mode,
+        };
+        let pre = match backend {
+            BenchBackend::GpuMas => cost_model::GpuPre::Mas,
+            _ => cost_model::GpuPre::BlockJacobi,
+        };
+        let work = cost_model::Work {
+            solves: solves / steps,
+            cg: cg as f64 / steps,
+        };
+        let dev = cost_model::profile_for(&row.device, row.device.contains(", Cpu,"));
+        row.model_ms_per_step = Some(cost_model::step_cost(mesh, pre, work, dev).total_ms());
+    }
     if matches!(backend, BenchBackend::Gpu | BenchBackend::GpuMas) {
-        row.gpu_memory_mib = Some(mem as f64 / 1048576.0);
+        row.gpu_memory_mib = Some(counters.memory_bytes as f64 / 1048576.0);
+        row.dispatches_per_step = Some((counters.dispatches - counters0.dispatches) as f64 / steps);
+        row.readbacks_per_step = Some((counters.readbacks - counters0.readbacks) as f64 / steps);
+        row.kernel_times =
+            crate::backend::gpu::profiler::since(sim.backend().kernel_times(), &kernels0);
     }
     row
 }

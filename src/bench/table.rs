@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 /// Columns of `bench.csv`, in order.
-pub const CSV_COLUMNS: [&str; 21] = [
+pub const CSV_COLUMNS: [&str; 24] = [
     "scene",
     "dimension",
     "nodes",
@@ -27,6 +27,9 @@ pub const CSV_COLUMNS: [&str; 21] = [
     "node_steps_per_s",
     "min_wall_distance",
     "gpu_cg_bytes_per_iter",
+    "dispatches_per_step",
+    "readbacks_per_step",
+    "model_ms_per_step",
     "date_utc",
 ];
 
@@ -79,6 +82,9 @@ pub fn csv(rows: &[BenchRow], date_utc: &str) -> String {
             opt(r.node_steps_per_s),
             opt(r.min_wall_distance),
             r.gpu_cg_bytes_per_iter.to_string(),
+            opt(r.dispatches_per_step),
+            opt(r.readbacks_per_step),
+            opt(r.model_ms_per_step),
             date_utc.to_string(),
         ];
         out.push_str(&cells.join(","));
@@ -145,7 +151,39 @@ pub fn write(dir: &Path, report: &BenchReport) -> Result<(), String> {
         .map_err(|e| crate::output::io_error(&csv_path, e))?;
     let json_path = dir.join("bench.json");
     let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
-    std::fs::write(&json_path, json + "\n").map_err(|e| crate::output::io_error(&json_path, e))
+    std::fs::write(&json_path, json + "\n").map_err(|e| crate::output::io_error(&json_path, e))?;
+    if report.rows.iter().any(|r| !r.kernel_times.is_empty()) {
+        let path = dir.join("kernels.csv");
+        std::fs::write(&path, kernels_csv(report.rows))
+            .map_err(|e| crate::output::io_error(&path, e))?;
+    }
+    Ok(())
+}
+
+/// `kernels.csv` (`--profile-kernels`): per row and kernel, dispatches and GPU time
+/// per timed step and per dispatch.
+pub fn kernels_csv(rows: &[BenchRow]) -> String {
+    let mut out = String::from(
+        "scene,nodes,backend,precision,kernel,calls_per_step,ms_per_step,us_per_call\n",
+    );
+    for r in rows {
+        let steps = r.steps.max(1) as f64;
+        for k in &r.kernel_times {
+            let _ = writeln!(
+                out,
+                "{},{},{},{},{},{},{},{}",
+                r.scene,
+                r.nodes,
+                r.backend,
+                r.precision,
+                k.kernel,
+                k.calls as f64 / steps,
+                k.seconds * 1e3 / steps,
+                k.seconds * 1e6 / k.calls.max(1) as f64
+            );
+        }
+    }
+    out
 }
 
 /// `YYYY-MM-DD hh:mm` (UTC) of a Unix time in seconds (days to a civil date, proleptic Gregorian).

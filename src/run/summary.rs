@@ -125,9 +125,12 @@ fn linear_solver_label(scene: &Scene, backend: &str) -> String {
         return "direct".into();
     }
     let s = &scene.model.solver;
-    let pre = s
-        .preconditioner
-        .resolve(scene.model.num_nodes(), scene.model.dim, backend == "gpu");
+    let pre = match backend {
+        "gpu" => crate::backend::gpu::cost_model::gpu_preconditioner(&scene.model),
+        _ => s
+            .preconditioner
+            .resolve(scene.model.num_nodes(), scene.model.dim, false),
+    };
     // Scenes resolve `auto` when they are built; name the rule Newton applies.
     let forcing = s.forcing.as_run().name();
     format!("pcg, {}, {forcing}", pre.name())

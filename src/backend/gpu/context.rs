@@ -24,6 +24,8 @@ pub struct GpuContext {
     pub precision: GpuPrecision,
     /// Whether the adapter has f64 shaders (`SHADER_F64`, unless hidden).
     pub has_f64: bool,
+    /// Whether the device was opened with timestamp queries for the kernel profiler.
+    pub profile: bool,
 }
 
 /// What a scene needs from the device, in bytes.
@@ -80,6 +82,15 @@ pub fn preferred_adapter() -> Result<wgpu::AdapterInfo, String> {
         .map_err(|e| format!("no GPU adapter found on Vulkan/Metal/DX12 ({e})"))
 }
 
+/// The adapter [`GpuContext::new`] would open and its own limits, without opening
+/// a device.
+pub fn preferred_adapter_limits() -> Result<(wgpu::AdapterInfo, wgpu::Limits), String> {
+    let inst = instance();
+    pollster::block_on(inst.request_adapter(&adapter_options()))
+        .map(|a| (a.get_info(), a.limits()))
+        .map_err(|e| format!("no GPU adapter found on Vulkan/Metal/DX12 ({e})"))
+}
+
 fn adapter_options() -> wgpu::RequestAdapterOptions<'static, 'static> {
     wgpu::RequestAdapterOptions {
         power_preference: wgpu::PowerPreference::HighPerformance,
@@ -99,8 +110,9 @@ impl GpuContext {
     pub fn new(
         needs: &dyn Fn(GpuPrecision) -> Result<Needs, String>,
         choice: PrecisionChoice,
-        hide_f64: bool,
+        opts: super::GpuOptions,
     ) -> Result<Self, String> {
+        let hide_f64 = opts.hide_f64;
         let inst = instance();
         let adapter = pollster::block_on(inst.request_adapter(&adapter_options()))
             .map_err(|e| format!("no GPU adapter found on Vulkan/Metal/DX12 ({e})"))?;
@@ -149,13 +161,22 @@ impl GpuContext {
             }
             limits.max_storage_buffers_per_shader_stage = needs.storage_buffers;
         }
+        let mut features = wgpu::Features::empty();
+        if precision.needs_f64() {
+            features |= wgpu::Features::SHADER_F64;
+        }
+        if opts.profile_kernels {
+            if !adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
+                return Err(format!(
+                    "--profile-kernels needs timestamp queries, which adapter {} does not offer",
+                    describe(&info)
+                ));
+            }
+            features |= wgpu::Features::TIMESTAMP_QUERY;
+        }
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("springsim"),
-            required_features: if precision.needs_f64() {
-                wgpu::Features::SHADER_F64
-            } else {
-                wgpu::Features::empty()
-            },
+            required_features: features,
             required_limits: limits.clone(),
             experimental_features: wgpu::ExperimentalFeatures::disabled(),
             memory_hints: wgpu::MemoryHints::Performance,
@@ -170,6 +191,7 @@ impl GpuContext {
             limits,
             precision,
             has_f64,
+            profile: opts.profile_kernels,
         })
     }
 

@@ -7,6 +7,8 @@ use super::context::GpuContext;
 use super::kernels::{Kernel, Span};
 use super::layout::{CgState, Lanes, Layouts};
 use super::pipelines::Pipelines;
+use super::profiler::Profiler;
+use super::readback::{decode_reals, map_and_read};
 use crate::backend::DeviceCounters;
 use crate::precision::RealClass;
 
@@ -37,6 +39,8 @@ pub struct Engine {
     deferred: Option<wgpu::CommandEncoder>,
     /// Submissions and blocking reads so far (`memory_bytes` is filled when reported).
     pub traffic: DeviceCounters,
+    /// Kernels dispatched so far (copied into `traffic` at each submission).
+    dispatches: std::cell::Cell<u64>,
     /// Reals in one node vector (`nodes × dim`).
     vector_reals: u64,
     /// The WGSL structs' layouts in the run's precision mode.
@@ -49,6 +53,8 @@ pub struct Engine {
     /// Why the run cannot go on (room for the contact pairs the device cannot
     /// give), for [`crate::newton::NewtonSystem::failure`].
     pub failure: Option<String>,
+    /// Per-kernel timestamps (`GpuOptions::profile_kernels`), else None.
+    pub profiler: Option<Profiler>,
 }
 
 /// Workgroups (x, y) of a dispatch of each [`Span`] but the single workgroup.
@@ -104,6 +110,7 @@ impl Engine {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
+        let profiler = ctx.profile.then(|| Profiler::new(&ctx.queue));
         Self {
             ctx,
             pipes,
@@ -117,8 +124,10 @@ impl Engine {
             cg_tol_sq: None,
             mass_floor: f64::INFINITY,
             failure: None,
+            profiler,
             deferred: None,
             traffic: DeviceCounters::default(),
+            dispatches: std::cell::Cell::new(0),
             vector_reals,
             layouts,
         }
@@ -143,24 +152,37 @@ impl Engine {
 
     /// Records `kernels` in order into one compute pass of `enc`.
     pub fn record(&self, enc: &mut wgpu::CommandEncoder, kernels: &[Kernel]) {
+        if let Some(p) = &self.profiler {
+            p.reserve(&self.ctx.device, kernels.len());
+            for &k in kernels {
+                p.record(enc, k, |pass| self.dispatch_one(pass, k));
+            }
+            return;
+        }
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: None,
             timestamp_writes: None,
         });
         for &k in kernels {
-            pass.set_pipeline(&self.pipes.get(k).pipeline);
-            pass.set_bind_group(0, self.groups[k.index()].as_ref(), &[]);
-            let (x, y) = match k.span() {
-                Span::Nodes => self.dispatch.nodes,
-                Span::Elements => self.dispatch.elements,
-                Span::Single => (1, 1),
-                Span::Supernodes => self.dispatch.supernodes,
-                Span::Domains => self.dispatch.domains,
-                Span::PartialSlots => self.dispatch.partial_slots,
-                Span::ContactSlots => self.dispatch.contact_slots,
-            };
-            pass.dispatch_workgroups(x, y, 1);
+            self.dispatch_one(&mut pass, k);
         }
+    }
+
+    /// Binds `k` and dispatches it over its span.
+    fn dispatch_one(&self, pass: &mut wgpu::ComputePass<'_>, k: Kernel) {
+        pass.set_pipeline(&self.pipes.get(k).pipeline);
+        pass.set_bind_group(0, self.groups[k.index()].as_ref(), &[]);
+        let (x, y) = match k.span() {
+            Span::Nodes => self.dispatch.nodes,
+            Span::Elements => self.dispatch.elements,
+            Span::Single => (1, 1),
+            Span::Supernodes => self.dispatch.supernodes,
+            Span::Domains => self.dispatch.domains,
+            Span::PartialSlots => self.dispatch.partial_slots,
+            Span::ContactSlots => self.dispatch.contact_slots,
+        };
+        pass.dispatch_workgroups(x, y, 1);
+        self.dispatches.set(self.dispatches.get() + 1);
     }
 
     /// The encoder to record into: the deferred one when work is waiting, else a new one.
@@ -188,9 +210,14 @@ impl Engine {
     }
 
     /// Submits `enc` to the queue.
-    pub fn submit(&mut self, enc: wgpu::CommandEncoder) {
+    pub fn submit(&mut self, mut enc: wgpu::CommandEncoder) {
+        let timed = self.profiler.as_ref().is_some_and(|p| p.resolve(&mut enc));
         self.ctx.queue.submit([enc.finish()]);
         self.traffic.submissions += 1;
+        self.traffic.dispatches = self.dispatches.get();
+        if let (true, Some(p)) = (timed, &self.profiler) {
+            p.collect(|buf, len| map_and_read(&self.ctx.device, buf, len));
+        }
     }
 
     /// Records `kernels` and submits them with whatever was deferred.
@@ -361,36 +388,4 @@ impl Engine {
         self.traffic.readbacks += 1;
         bytes
     }
-}
-
-/// Reals of `width` bytes (4 or 8), little-endian, as f64.
-pub fn decode_reals(bytes: &[u8], width: u64) -> Vec<f64> {
-    if width == 4 {
-        bytes
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")) as f64)
-            .collect()
-    } else {
-        bytes
-            .chunks_exact(8)
-            .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
-            .collect()
-    }
-}
-
-/// Maps the staging buffer `buf`, waits for the device, copies `len` bytes out, unmaps.
-fn map_and_read(device: &wgpu::Device, buf: &wgpu::Buffer, len: u64) -> Vec<u8> {
-    let slice = buf.slice(0..len);
-    slice.map_async(wgpu::MapMode::Read, |r| {
-        r.expect("mapping a staging buffer failed")
-    });
-    device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .expect("waiting for the GPU failed");
-    let out = slice
-        .get_mapped_range()
-        .expect("reading a mapped staging buffer failed")
-        .to_vec();
-    buf.unmap();
-    out
 }

@@ -60,6 +60,7 @@ impl MasPlan {
     /// The hierarchy of `model`'s nodes at their initial positions.
     pub fn new(model: &Model) -> Result<Self, String> {
         let (n, dim) = (model.num_nodes(), model.dim);
+        let mut plan = Self::shape(n, dim)?;
         let order = crate::mas::morton::morton_order(&model.x0, dim);
         let mut index = order.clone();
         index.resize(2 * n, 0);
@@ -71,6 +72,13 @@ impl MasPlan {
                     0
                 };
         }
+        plan.index = index;
+        Ok(plan)
+    }
+
+    /// The levels and buffer sizes of the hierarchy over `n` nodes in `dim` D, without
+    /// the node order (`index` empty): what the cost model needs.
+    pub fn shape(n: usize, dim: usize) -> Result<Self, String> {
         let coarse = crate::mas::basis::coarse_dofs(dim);
         let (mut levels, mut count, mut span) = (Vec::new(), n, 1usize);
         let (mut domains, mut matrix, mut vector, mut frames) = (0u64, 0u64, 0u64, 0u64);
@@ -118,7 +126,7 @@ impl MasPlan {
             partial_reals,
             levels,
             domains: domains as u32,
-            index,
+            index: Vec::new(),
             matrix_reals: matrix,
             vector_reals: vector,
             frames,
@@ -201,6 +209,21 @@ impl MasPlan {
     pub fn memory_bytes(&self) -> u64 {
         4 * (self.matrix_reals + self.vector_reals + self.partial_reals + self.index.len() as u64)
             + 16 * self.frames
+    }
+
+    /// Floating-point operations of inverting every domain matrix (Gauss–Jordan,
+    /// about 2 m³ for an m × m matrix).
+    pub fn invert_flops(&self) -> f64 {
+        let mut f = 0.0;
+        for (l, lv) in self.levels.iter().enumerate() {
+            let domains = match self.levels.get(l + 1) {
+                Some(next) => next.first_domain - lv.first_domain,
+                None => self.domains - lv.first_domain,
+            };
+            let m = (MAS_DOMAIN as u32 * lv.dofs) as f64;
+            f += domains as f64 * 2.0 * m * m * m;
+        }
+        f
     }
 }
 

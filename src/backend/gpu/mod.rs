@@ -11,10 +11,12 @@
 //! back, [`batching`] chooses CG batch sizes, `system` is the Newton system and
 //! [`probes`] the test access shared with the CPU backend.
 
+pub mod bandwidth;
 pub mod batching;
 pub mod buffers;
 pub mod contact;
 pub mod context;
+pub mod cost_model;
 pub mod engine;
 pub mod kernel_lists;
 pub mod kernels;
@@ -23,6 +25,7 @@ pub mod mas;
 mod pair_friction;
 pub mod pipelines;
 pub mod probes;
+pub mod profiler;
 pub mod readback;
 pub mod setup;
 pub mod shaders;
@@ -53,6 +56,9 @@ pub struct GpuOptions {
     /// The most bytes one contact pair buffer may grow to (`None`: the device's
     /// limit); tests lower it to reach the limit.
     pub max_pair_bytes: Option<u64>,
+    /// Time every kernel with timestamp queries ([`profiler::Profiler`]; `bench
+    /// --profile-kernels`): an error on an adapter without them.
+    pub profile_kernels: bool,
 }
 
 impl Default for GpuOptions {
@@ -63,6 +69,7 @@ impl Default for GpuOptions {
             pair_capacity: None,
             cg_batch: None,
             max_pair_bytes: None,
+            profile_kernels: false,
         }
     }
 }

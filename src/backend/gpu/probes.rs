@@ -157,7 +157,7 @@ impl Probe for GpuBackend {
             return vec![];
         }
         let bytes = self.engine.read_raw(|b| &b.blocks, set, set);
-        let v = super::engine::decode_reals(&bytes, width);
+        let v = super::readback::decode_reals(&bytes, width);
         let mut out = Vec::with_capacity(n * dim * dim);
         for b in v.chunks(4 * (dim - 1)) {
             if dim == 2 {
@@ -180,7 +180,7 @@ impl Probe for GpuBackend {
         let slots = super::setup::friction_slots(&self.model);
         let size = (self.model.num_nodes() * slots) as u64 * 4 * width;
         let bytes = self.engine.read_raw(|b| &b.friction, 0, size);
-        super::engine::decode_reals(&bytes, width)
+        super::readback::decode_reals(&bytes, width)
             .chunks_exact(4)
             .map(|f| f[3])
             .collect()

@@ -179,6 +179,38 @@ pub fn quadratic_form(l: Lanes) -> f64 {
     l.sums[0]
 }
 
+/// Reals of `width` bytes (4 or 8), little-endian, as f64.
+pub fn decode_reals(bytes: &[u8], width: u64) -> Vec<f64> {
+    if width == 4 {
+        bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")) as f64)
+            .collect()
+    } else {
+        bytes
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect()
+    }
+}
+
+/// Maps the staging buffer `buf`, waits for the device, copies `len` bytes out, unmaps.
+pub fn map_and_read(device: &wgpu::Device, buf: &wgpu::Buffer, len: u64) -> Vec<u8> {
+    let slice = buf.slice(0..len);
+    slice.map_async(wgpu::MapMode::Read, |r| {
+        r.expect("mapping a staging buffer failed")
+    });
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("waiting for the GPU failed");
+    let out = slice
+        .get_mapped_range()
+        .expect("reading a mapped staging buffer failed")
+        .to_vec();
+    buf.unmap();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -213,7 +213,7 @@ pub fn state_bytes(v: &[f64], width: u64) -> Vec<u8> {
 /// `solver.preconditioner = "mas"` also the multilevel preconditioner's plan.
 pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>), String> {
     check_limits(model)?;
-    let mas = match model.solver.preconditioner.resolve(model.num_nodes(), model.dim, true) {
+    let mas = match super::cost_model::gpu_preconditioner(model) {
         PreconditionerKind::Mas => Some(MasPlan::new(model)?),
         PreconditionerKind::Multigrid => {
             return Err("solver.preconditioner = \"multigrid\" runs on the CPU backend only; the GPU backend has \"mas\" and \"block_jacobi\"".into())
@@ -241,7 +241,7 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
             .map(|c| (c.pairs_bytes(), c.terms_bytes(width)));
         Ok(sizes.needs(adjacency_bytes, pairs))
     };
-    let ctx = GpuContext::new(&needs, model.solver.precision, opts.hide_f64)
+    let ctx = GpuContext::new(&needs, model.solver.precision, opts)
         .map_err(|e| format!("{e} ({n} nodes, {ns} springs)"))?;
     let lay = Layouts::new(ctx.precision)?;
     let sizes = Sizes::new(model, mas.as_ref(), partial_count, &lay);

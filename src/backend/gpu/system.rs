@@ -205,6 +205,13 @@ impl Backend for GpuBackend {
         }
     }
 
+    fn kernel_times(&self) -> Vec<super::profiler::KernelTime> {
+        self.engine
+            .profiler
+            .as_ref()
+            .map_or(Vec::new(), |p| p.times())
+    }
+
     fn counters(&self) -> DeviceCounters {
         DeviceCounters {
             memory_bytes: self.memory_bytes(),

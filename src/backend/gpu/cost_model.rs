@@ -1,0 +1,374 @@
+//! The cost model of a GPU time step, per preconditioner: what `bench` prints
+//! beside the measured time (`model_ms_per_step`) and what the GPU's
+//! `preconditioner = "auto"` decides by ([`gpu_auto_prefers_mas`]).
+//!
+//! A step's wall time is modelled as three serial parts (the host records a batch,
+//! the device runs it, the host waits for the read back before it records the next):
+//! - **host**: recording each dispatch (wgpu's encoding and validation), per
+//!   dispatch;
+//! - **device**: each kernel's time, the larger of a floor (launch and the barrier
+//!   after it) and its bytes over the device's streaming bandwidth; the
+//!   single-workgroup reductions add a cost per partial sum; the multilevel
+//!   preconditioner's domain solves stream their dense matrices at a fraction of that
+//!   bandwidth, and its factorisation costs a latency per factorisation (the
+//!   sequential pivots of the largest domain matrix) plus work per spring and the
+//!   Gauss–Jordan flops;
+//! - **readbacks**: a round trip each.
+//!
+//! The counts come from the kernel lists the backend records (the CG iteration's
+//! kernels, [`MasPlan`]'s factor and apply lists) and the CG batching policy. The
+//! device parameters were fitted to per-kernel timestamps (`bench --profile-kernels`)
+//! on an NVIDIA H200 and on lavapipe; BENCHMARKS.md ("The GPU cost model") shows the
+//! fit and how well the model predicts runs it was not fitted to.
+
+use super::bandwidth::cg_iteration_bytes;
+use super::layout::node_block_bytes;
+use super::mas::MasPlan;
+use crate::linear_solver::PreconditionerKind;
+use crate::precision::{GpuPrecision, RealClass};
+
+/// The parameters of one device in the model.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DeviceProfile {
+    /// Name in tables.
+    pub name: &'static str,
+    /// Host time to record one dispatch (µs).
+    pub host_us_per_dispatch: f64,
+    /// Shortest device time of one dispatch (µs).
+    pub kernel_floor_us: f64,
+    /// One blocking read back (µs).
+    pub readback_us: f64,
+    /// Streaming bandwidth the node and spring kernels reach (GB/s).
+    pub bandwidth_gb_s: f64,
+    /// Time per partial sum of a single-workgroup reduction (ns).
+    pub partial_ns: f64,
+    /// Fraction of the bandwidth the domain solves reach on their dense matrices.
+    pub mas_solve_efficiency: f64,
+    /// Latency of one factorisation of the multilevel preconditioner in 2D and in 3D
+    /// (µs): its kernels' sequential phases, independent of the mesh size.
+    pub mas_factor_latency_us: [f64; 2],
+    /// Factorisation work per spring and squared unknown per node (ns): the level-0
+    /// and level-1 matrices and the coarse partial blocks.
+    pub mas_factor_ns_per_unit: f64,
+    /// Rate of the domain inverses' Gauss–Jordan arithmetic (GFLOP/s).
+    pub mas_invert_gflop_s: f64,
+}
+
+/// NVIDIA H200 (Vulkan, driver 580), fitted to `bench --profile-kernels` on
+/// 2026-11-26 (benchmarks/NVIDIA-H200-…/profile-*): the CG kernels stream at about
+/// 70 % of the 4.8 TB/s peak. A dispatch costs the host about 5 µs to record in one
+/// compute pass (the unprofiled runs; 21 µs in a pass of its own, as profiled).
+pub const H200: DeviceProfile = DeviceProfile {
+    name: "NVIDIA H200 (fitted)",
+    host_us_per_dispatch: 5.0,
+    kernel_floor_us: 5.5,
+    readback_us: 40.0,
+    bandwidth_gb_s: 3300.0,
+    partial_ns: 1.7,
+    mas_solve_efficiency: 0.4,
+    mas_factor_latency_us: [700.0, 6500.0],
+    mas_factor_ns_per_unit: 0.135,
+    mas_invert_gflop_s: 740.0,
+};
+
+/// NVIDIA H100 SXM as modelled, not measured: the H200's host, floor and latency
+/// figures with the bandwidth scaled by the peaks (3.35 against 4.8 TB/s) and the
+/// arithmetic by the clock-equal SM count (132 both).
+pub const H100_SXM: DeviceProfile = DeviceProfile {
+    name: "NVIDIA H100 SXM (modelled from the H200)",
+    bandwidth_gb_s: 3300.0 * 3.35 / 4.8,
+    ..H200
+};
+
+/// Lavapipe (llvmpipe 15, Mesa 22.3.6) on this 2-core container, fitted to `bench
+/// --profile-kernels` on 2026-11-26: the kernels run on the CPU, barriers are
+/// expensive, so the factorisation's Gauss–Jordan runs at about 55 MFLOP/s.
+pub const LAVAPIPE: DeviceProfile = DeviceProfile {
+    name: "lavapipe, 2 cores (fitted)",
+    host_us_per_dispatch: 40.0,
+    kernel_floor_us: 150.0,
+    readback_us: 150.0,
+    bandwidth_gb_s: 0.3,
+    partial_ns: 30.0,
+    mas_solve_efficiency: 0.6,
+    mas_factor_latency_us: [10_000.0, 90_000.0],
+    mas_factor_ns_per_unit: 200.0,
+    mas_invert_gflop_s: 0.055,
+};
+
+/// The profile for an adapter: lavapipe's for a software adapter, the H100's for one
+/// named H100, else the H200's (the only hardware measured so far).
+pub fn profile_for(adapter: &str, software: bool) -> &'static DeviceProfile {
+    if software {
+        &LAVAPIPE
+    } else if adapter.contains("H100") {
+        &H100_SXM
+    } else {
+        &H200
+    }
+}
+
+/// The preconditioner of a GPU solve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GpuPre {
+    /// Block-Jacobi (formed by the assembly).
+    BlockJacobi,
+    /// The additive multilevel Schwarz preconditioner.
+    Mas,
+}
+
+/// What the model needs of a scene.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mesh {
+    /// Nodes.
+    pub nodes: usize,
+    /// Springs.
+    pub springs: usize,
+    /// 2 or 3.
+    pub dim: usize,
+    /// The GPU's precision mode.
+    pub precision: GpuPrecision,
+}
+
+/// Per step: Newton directions solved and CG iterations done.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Work {
+    /// Direction solves (accepted Newton iterations + 1).
+    pub solves: f64,
+    /// CG iterations over all solves.
+    pub cg: f64,
+}
+
+/// The modelled cost of one step (ms), term by term.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepCost {
+    /// Dispatches recorded.
+    pub dispatches: f64,
+    /// Blocking reads.
+    pub readbacks: f64,
+    /// Recording the dispatches on the host.
+    pub host_ms: f64,
+    /// The CG iterations on the device (preconditioner applications included).
+    pub cg_ms: f64,
+    /// The preconditioner's factorisations on the device.
+    pub factor_ms: f64,
+    /// Assembly, direction checks and the step's own kernels on the device.
+    pub other_ms: f64,
+    /// The read backs' round trips.
+    pub readback_ms: f64,
+}
+
+impl StepCost {
+    /// The modelled wall time of the step (ms).
+    pub fn total_ms(&self) -> f64 {
+        self.host_ms + self.cg_ms + self.factor_ms + self.other_ms + self.readback_ms
+    }
+}
+
+/// Kernels per step outside the solves (step begin and end, energy, advance).
+const STEP_KERNELS: f64 = 7.0;
+/// Kernels per solve besides CG and the factorisation: assembly (2), CG start (2),
+/// the direction check (5).
+const SOLVE_KERNELS: f64 = 9.0;
+
+/// The modelled cost of one step of `mesh` with `pre` doing `work` on `dev`.
+pub fn step_cost(mesh: Mesh, pre: GpuPre, work: Work, dev: &DeviceProfile) -> StepCost {
+    let (n, s, dim, p) = (mesh.nodes, mesh.springs, mesh.dim, mesh.precision);
+    let bytes_us = |b: f64| b / (dev.bandwidth_gb_s * 1e3);
+    let kernel = |b: f64| dev.kernel_floor_us.max(bytes_us(b));
+    let l = p.bytes(RealClass::Linear) as f64;
+    let st = p.bytes(RealClass::State) as f64;
+    let (nf, sf, df) = (n as f64, s as f64, dim as f64);
+    let partials = (nf / 256.0).ceil();
+    let reduce = dev.kernel_floor_us + partials * dev.partial_ns * 1e-3;
+    // CG batching: about an eighth more iterations recorded than done, plus 4 per
+    // solve; the idle ones cost the floor per kernel.
+    let recorded = work.cg * 1.125 + 4.0 * work.solves;
+    let idle = (recorded - work.cg).max(0.0);
+    let total_cg_bytes = cg_iteration_bytes(n, s, dim, p) as f64;
+    let update_bytes = nf * (4.0 * df * st + 3.0 * df * l + node_block_bytes(dim, l as u64) as f64);
+    let direction_bytes = nf * 3.0 * df * l;
+    let matvec_bytes = total_cg_bytes - update_bytes - direction_bytes;
+    let bj_iteration =
+        kernel(matvec_bytes) + kernel(update_bytes) + kernel(direction_bytes) + 2.0 * reduce;
+    // Assembly (springs read, blocks written) and the direction check with its
+    // energy change (x and p read per node, springs read twice).
+    let other_us = kernel(matvec_bytes)
+        + kernel(nf * 2.0 * df * st)
+        + 4.0 * kernel(nf * 2.0 * df * st + sf * 16.0)
+        + 3.0 * reduce;
+    let mut cost = StepCost::default();
+    let (per_iteration_kernels, iteration_us, factor_kernels, factor_us) = match pre {
+        GpuPre::BlockJacobi => (5.0, bj_iteration, 0.0, 0.0),
+        GpuPre::Mas => match MasPlan::shape(n, dim) {
+            Ok(plan) => {
+                let apply = plan.apply();
+                let solve_bytes =
+                    plan.matrix_reals as f64 * 4.0 + plan.vector_reals as f64 * 2.0 * 4.0;
+                // restriction from and prolongation to the nodes: r, x and z per node
+                let node_bytes = nf * df * (2.0 * l + st);
+                let apply_us = apply.len() as f64 * dev.kernel_floor_us
+                    + bytes_us(solve_bytes) / dev.mas_solve_efficiency
+                    + 2.0 * bytes_us(node_bytes);
+                let coarse = crate::mas::basis::coarse_dofs(dim) as f64;
+                let units = sf * (df * df + 2.0 * coarse * coarse);
+                let factor_us = dev.mas_factor_latency_us[dim - 2]
+                    + units * dev.mas_factor_ns_per_unit * 1e-3
+                    + plan.invert_flops() / (dev.mas_invert_gflop_s * 1e3);
+                let it = plan.cg_iteration().len() as f64;
+                (
+                    it,
+                    bj_iteration + apply_us,
+                    plan.factor().len() as f64,
+                    factor_us,
+                )
+            }
+            // Too large for the GPU's tables: the setup refuses it; so does the model.
+            Err(_) => {
+                return StepCost {
+                    host_ms: f64::INFINITY,
+                    ..StepCost::default()
+                }
+            }
+        },
+    };
+    cost.dispatches = STEP_KERNELS
+        + work.solves * (SOLVE_KERNELS + factor_kernels)
+        + recorded * per_iteration_kernels;
+    cost.readbacks = 1.0 + 2.0 * work.solves;
+    cost.host_ms = cost.dispatches * dev.host_us_per_dispatch * 1e-3;
+    cost.cg_ms =
+        (work.cg * iteration_us + idle * per_iteration_kernels * dev.kernel_floor_us) * 1e-3;
+    cost.factor_ms = work.solves * factor_us * 1e-3;
+    cost.other_ms = (work.solves * other_us + STEP_KERNELS * dev.kernel_floor_us) * 1e-3;
+    cost.readback_ms = cost.readbacks * dev.readback_us * 1e-3;
+    cost
+}
+
+/// CG iterations per direction the model expects of `pre` on a mesh of `nodes` nodes
+/// in `dim` D, with inexact Newton, from the ladders (CG counts do not depend on the
+/// device): block-Jacobi grows as the cells per side (about 1.3 c in 2D, 1.8 c in
+/// 3D), the multilevel preconditioner as c^0.7 (1.3 c^0.7 in 2D, 2.2 c^0.66 in 3D).
+pub fn expected_cg(pre: GpuPre, nodes: usize, dim: usize) -> f64 {
+    let c = (nodes as f64).powf(1.0 / dim as f64);
+    match (pre, dim) {
+        (GpuPre::BlockJacobi, 2) => 1.3 * c,
+        (GpuPre::BlockJacobi, _) => 1.8 * c,
+        (GpuPre::Mas, 2) => 1.3 * c.powf(0.7),
+        (GpuPre::Mas, _) => 2.2 * c.powf(0.66),
+    }
+    .max(10.0)
+}
+
+/// The modelled step cost of `pre` with its expected CG count ([`expected_cg`]) and
+/// 1.75 Newton iterations per step (the ladders' typical figure).
+pub fn expected_step(mesh: Mesh, pre: GpuPre, dev: &DeviceProfile) -> StepCost {
+    let solves = 2.75;
+    let cg = expected_cg(pre, mesh.nodes, mesh.dim) * solves;
+    step_cost(mesh, pre, Work { solves, cg }, dev)
+}
+
+/// Whether the GPU's `preconditioner = "auto"` takes the multilevel preconditioner:
+/// where the model expects a step with it to be faster than with block-Jacobi. Near
+/// the crossover the two differ by less than the model's error (about 20 %), so
+/// either choice costs little there.
+pub fn gpu_auto_prefers_mas(mesh: Mesh, dev: &DeviceProfile) -> bool {
+    let mas = expected_step(mesh, GpuPre::Mas, dev).total_ms();
+    let bj = expected_step(mesh, GpuPre::BlockJacobi, dev).total_ms();
+    mas < bj
+}
+
+/// The preconditioner a GPU run of `model` uses: `auto` resolved by the model
+/// ([`gpu_auto_prefers_mas`]) for the adapter the run will open, block-Jacobi where
+/// no adapter answers (the run then fails on the missing adapter) or the multilevel
+/// matrices would not fit one of the adapter's storage bindings; the others as named.
+pub fn gpu_preconditioner(model: &crate::model::Model) -> PreconditionerKind {
+    if model.solver.preconditioner != PreconditionerKind::Auto {
+        return model.solver.preconditioner;
+    }
+    let Ok((info, limits)) = super::context::preferred_adapter_limits() else {
+        return PreconditionerKind::BlockJacobi;
+    };
+    let software = info.device_type == wgpu::DeviceType::Cpu;
+    let dev = profile_for(&info.name, software);
+    let (n, dim) = (model.num_nodes(), model.dim);
+    let precision = model.solver.precision.fixed().unwrap_or(GpuPrecision::F32);
+    let mesh = Mesh {
+        nodes: n,
+        springs: model.springs.len(),
+        dim,
+        precision,
+    };
+    let fits = MasPlan::shape(n, dim).is_ok_and(|plan| {
+        let bytes = plan.matrix_reals * precision.bytes(RealClass::Linear);
+        bytes <= limits.max_storage_buffer_binding_size && bytes <= limits.max_buffer_size
+    });
+    if fits && gpu_auto_prefers_mas(mesh, dev) {
+        PreconditionerKind::Mas
+    } else {
+        PreconditionerKind::BlockJacobi
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn square(cells: usize) -> Mesh {
+        let n = (cells + 1) * (cells + 1);
+        Mesh {
+            nodes: n,
+            springs: 4 * cells * cells + 2 * cells,
+            dim: 2,
+            precision: GpuPrecision::F32,
+        }
+    }
+
+    fn lattice(cells: usize) -> Mesh {
+        let k = cells + 1;
+        Mesh {
+            nodes: k * k * k,
+            springs: 13 * cells * cells * cells,
+            dim: 3,
+            precision: GpuPrecision::F32,
+        }
+    }
+
+    /// Every term grows with the work, and the multilevel preconditioner pays a
+    /// factorisation block-Jacobi does not.
+    #[test]
+    fn terms_grow_with_the_work() {
+        let m = square(256);
+        let w = Work {
+            solves: 2.0,
+            cg: 300.0,
+        };
+        let a = step_cost(m, GpuPre::BlockJacobi, w, &H200);
+        let b = step_cost(m, GpuPre::BlockJacobi, Work { cg: 600.0, ..w }, &H200);
+        assert!(b.cg_ms > 1.9 * a.cg_ms && b.host_ms > a.host_ms);
+        assert_eq!(a.factor_ms, 0.0);
+        let mas = step_cost(m, GpuPre::Mas, w, &H200);
+        assert!(mas.factor_ms > 0.0 && mas.cg_ms > a.cg_ms && mas.dispatches > a.dispatches);
+        const { assert!(H100_SXM.bandwidth_gb_s < H200.bandwidth_gb_s) };
+    }
+
+    /// The choice the H200's profile makes on the ladder matches what the H200
+    /// measured (BENCHMARKS.md): MAS on the large squares, block-Jacobi on the small
+    /// squares and every lattice; on lavapipe block-Jacobi on every rung it runs in
+    /// CI-sized time (to 4,225 nodes in 2D, 9,261 in 3D) and the 3D rungs above.
+    #[test]
+    fn auto_follows_the_measured_crossovers() {
+        assert!(!gpu_auto_prefers_mas(square(16), &H200));
+        assert!(gpu_auto_prefers_mas(square(256), &H200));
+        assert!(gpu_auto_prefers_mas(square(1024), &H200));
+        for c in [10, 20, 46, 100] {
+            assert!(!gpu_auto_prefers_mas(lattice(c), &H200), "lattice {c}");
+        }
+        for c in [4, 16, 64] {
+            assert!(!gpu_auto_prefers_mas(square(c), &LAVAPIPE), "square {c}");
+        }
+        for c in [4, 10, 20, 46] {
+            assert!(!gpu_auto_prefers_mas(lattice(c), &LAVAPIPE), "lattice {c}");
+        }
+    }
+}
