@@ -120,3 +120,26 @@ fn the_model_predicts_the_lavapipe_ladder() {
     assert!(median < 0.4, "median {median}");
     assert!(worst < 1.2, "worst {worst}");
 }
+
+/// The extent the GPU's `auto` reads from a scene: the cells along the longest side,
+/// and a volume for the lattice and the tetrahedral bodies but not for the cloth or
+/// the 2D square.
+#[test]
+fn the_extent_of_the_bundled_scenes() {
+    use cost_model::Extent;
+    let of = |s: &str| Extent::of(&springsim::scene::load(s).unwrap().model);
+    let sq = of("scenes/square_64.toml");
+    assert!((sq.cells - 64.0).abs() < 1.0 && !sq.volume, "{sq:?}");
+    let cloth = of("scenes/cloth_drop.toml");
+    assert!(
+        (cloth.cells - 20.0).abs() < 1.0 && !cloth.volume,
+        "{cloth:?}"
+    );
+    let lattice = of("scenes/lattice_drop.toml");
+    assert!(
+        (lattice.cells - 6.0).abs() < 1.0 && lattice.volume,
+        "{lattice:?}"
+    );
+    let tets = of("scenes/tet_drop.toml");
+    assert!(tets.volume, "{tets:?}");
+}
