@@ -32,7 +32,7 @@ pub enum PreconditionerKind {
     /// the CPU backend `multigrid` from [`multigrid_auto_nodes`] nodes on,
     /// `block_jacobi` below; on the GPU backend whichever of `mas` and
     /// `block_jacobi` the GPU cost model expects faster on the adapter
-    /// ([`crate::backend::gpu::cost_model::gpu_preconditioner`]: on an H200 `mas`
+    /// ([`crate::backend::gpu::auto_choice::gpu_preconditioner`]: on an H200 `mas`
     /// for 2D meshes from about 16,000 nodes, `block_jacobi` elsewhere).
     #[default]
     Auto,

@@ -126,7 +126,7 @@ fn the_model_predicts_the_lavapipe_ladder() {
 /// the 2D square.
 #[test]
 fn the_extent_of_the_bundled_scenes() {
-    use cost_model::Extent;
+    use springsim::backend::gpu::auto_choice::Extent;
     let of = |s: &str| Extent::of(&springsim::scene::load(s).unwrap().model);
     let sq = of("scenes/square_64.toml");
     assert!((sq.cells - 64.0).abs() < 1.0 && !sq.volume, "{sq:?}");

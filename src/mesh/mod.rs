@@ -8,6 +8,7 @@
 
 pub mod msh;
 pub mod obj;
+pub mod repair;
 pub mod topology;
 
 use std::fmt;
@@ -79,6 +80,9 @@ pub struct Mesh {
     pub tetrahedra: Vec<[u32; 4]>,
     /// The file's number of each line, triangle and tetrahedron, in that order.
     pub ids: [Vec<usize>; 3],
+    /// Nodes the reader already merged into an earlier node at the same position
+    /// (OBJ: `v` statements repeating a position), for the note of [`read`].
+    pub merged: usize,
 }
 
 impl Mesh {
@@ -273,9 +277,13 @@ impl Mesh {
 }
 
 /// Reads the mesh in `bytes`, its format from `name`'s extension (`.obj`, `.msh`),
-/// keeps its top-dimensional elements, orients its tetrahedra and checks them.
-/// Returns the mesh, its kind and how many tetrahedra were turned over.
-pub fn read(name: &str, bytes: &[u8]) -> Result<(Mesh, Kind, usize), MeshError> {
+/// keeps its top-dimensional elements, repairs what springs do not care about
+/// ([`repair`]: unused nodes left out, nodes at one position merged, repeated
+/// elements dropped, tetrahedra oriented) and checks the rest. Returns the mesh, its
+/// kind and one note per repair or oddity (unused nodes, merged nodes, repeated
+/// elements, turned tetrahedra, non-manifold edges, disconnected pieces), each one
+/// line for the caller to print as a warning.
+pub fn read(name: &str, bytes: &[u8]) -> Result<(Mesh, Kind, Vec<String>), MeshError> {
     let ext = name.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
     let mut mesh = match ext.as_str() {
         "obj" => obj::read(bytes)?,
@@ -289,8 +297,48 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<(Mesh, Kind, usize), MeshError> 
     if mesh.points.is_empty() {
         return Err(MeshError::file("the mesh is empty: it has no nodes"));
     }
+    let before = mesh.points.len();
     let kind = mesh.keep_top_dimension()?;
+    let mut notes = Vec::new();
+    let unused = before - mesh.points.len();
+    if unused > 0 {
+        notes.push(format!(
+            "{unused} of {before} nodes belong to no element and were left out"
+        ));
+    }
+    let merged = mesh.merged + repair::weld(&mut mesh);
+    if merged > 0 {
+        notes.push(format!(
+            "{merged} nodes at the same position as another node were merged into it (the elements now share them)"
+        ));
+    }
+    let repeated = repair::drop_repeated(&mut mesh);
+    if repeated > 0 {
+        notes.push(format!(
+            "{repeated} elements repeated another element's nodes and were dropped"
+        ));
+    }
     let flipped = mesh.orient_tetrahedra();
+    if flipped > 0 {
+        notes.push(format!(
+            "{flipped} of {} tetrahedra had a negative volume (mixed orientation); their nodes 2 and 3 were swapped",
+            mesh.tetrahedra.len()
+        ));
+    }
     mesh.check()?;
-    Ok((mesh, kind, flipped))
+    let shared = repair::check_sharing(&mesh)?;
+    if shared > 0 {
+        notes.push(format!(
+            "{shared} edges are shared by more than two triangles (a non-manifold surface); springs join there as anywhere"
+        ));
+    }
+    let pieces = repair::pieces(&mesh);
+    if pieces.len() > 1 {
+        notes.push(format!(
+            "the mesh has {} disconnected pieces (of {} nodes), which move apart freely as parts of one body; give each its own [[bodies]] entry for settings of its own",
+            pieces.len(),
+            repair::and_list(&pieces)
+        ));
+    }
+    Ok((mesh, kind, notes))
 }

@@ -69,6 +69,9 @@ pub fn read(bytes: &[u8]) -> Result<Mesh, MeshError> {
         let next = mesh.points.len() as u32;
         if *merged.entry(p.map(|v| (v + 0.0).to_bits())).or_insert(next) == next {
             mesh.points.push(p);
+        } else {
+            // a `v` at the position of an earlier one: the file's own duplicate
+            mesh.merged += 1;
         }
     }
     let mut element = 0usize;

@@ -126,7 +126,7 @@ fn linear_solver_label(scene: &Scene, backend: &str) -> String {
     }
     let s = &scene.model.solver;
     let pre = match backend {
-        "gpu" => crate::backend::gpu::cost_model::gpu_preconditioner(&scene.model),
+        "gpu" => crate::backend::gpu::auto_choice::gpu_preconditioner(&scene.model),
         _ => s
             .preconditioner
             .resolve(scene.model.num_nodes(), scene.model.dim, false),

@@ -103,15 +103,11 @@ impl Builder<'_> {
         )?;
         let file = self.required(&body, "file", b.file.as_ref(), "mesh bodies")?;
         let (bytes, name) = self.mesh_bytes(&p("file"), file)?;
-        let (m, kind, flipped) =
+        let (m, kind, notes) =
             mesh::read(&name, &bytes).map_err(|e| self.err(&p("file"), format!("{name}: {e}")))?;
-        if flipped > 0 {
-            let why = format!(
-                "{name}: {flipped} of {} tetrahedra had a negative volume (mixed orientation); their nodes 2 and 3 were swapped",
-                m.tetrahedra.len()
-            );
+        for note in notes {
             // worded and placed as an error would be
-            let at = self.err(&p("file"), why).to_string();
+            let at = self.err(&p("file"), format!("{name}: {note}")).to_string();
             self.warnings.borrow_mut().push(at);
         }
         let diag = topology::bbox_diagonal(&m.points);

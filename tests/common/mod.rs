@@ -4,6 +4,7 @@
 pub mod bad_scene;
 pub mod gpu_pairs;
 pub mod implicit;
+pub mod mesh_files;
 pub mod self_contact;
 pub mod side_by_side;
 

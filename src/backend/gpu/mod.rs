@@ -11,6 +11,7 @@
 //! back, [`batching`] chooses CG batch sizes, `system` is the Newton system and
 //! [`probes`] the test access shared with the CPU backend.
 
+pub mod auto_choice;
 pub mod bandwidth;
 pub mod batching;
 pub mod buffers;

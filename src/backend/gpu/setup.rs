@@ -213,7 +213,7 @@ pub fn state_bytes(v: &[f64], width: u64) -> Vec<u8> {
 /// `solver.preconditioner = "mas"` also the multilevel preconditioner's plan.
 pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>), String> {
     check_limits(model)?;
-    let mas = match super::cost_model::gpu_preconditioner(model) {
+    let mas = match super::auto_choice::gpu_preconditioner(model) {
         PreconditionerKind::Mas => Some(MasPlan::new(model)?),
         PreconditionerKind::Multigrid => {
             return Err("solver.preconditioner = \"multigrid\" runs on the CPU backend only; the GPU backend has \"mas\" and \"block_jacobi\"".into())
