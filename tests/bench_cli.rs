@@ -45,16 +45,23 @@ fn split(line: &str) -> Vec<String> {
 
 /// The rows of bench.csv as maps from column name to cell.
 fn rows(csv: &str) -> Vec<std::collections::HashMap<String, String>> {
+    let (header, rows) = table(csv);
+    assert_eq!(header, springsim::bench::table::CSV_COLUMNS);
+    rows
+}
+
+/// The header and rows of a CSV text, each row a map from column name to cell.
+fn table(csv: &str) -> (Vec<String>, Vec<std::collections::HashMap<String, String>>) {
     let mut lines = csv.lines();
     let header: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
-    assert_eq!(header, springsim::bench::table::CSV_COLUMNS);
-    lines
+    let rows = lines
         .map(|l| {
             let cells = split(l);
             assert_eq!(cells.len(), header.len(), "{l}");
             header.iter().cloned().zip(cells).collect()
         })
-        .collect()
+        .collect();
+    (header, rows)
 }
 
 #[test]
@@ -174,29 +181,11 @@ fn profiled_gpu_rows_time_every_dispatch() {
         return; // no adapter outside CI (in CI the helper fails instead)
     }
     let out = std::env::temp_dir().join(format!("springsim-bench-prof-{}", std::process::id()));
-    let (_, csv) = bench(
-        &[
-            "--quick",
-            "--backends",
-            "gpu,gpu-mas",
-            "--family",
-            "square2d",
-            "--steps",
-            "1",
-            "--warmup",
-            "1",
-            "--max-nodes",
-            "300",
-            "--profile-kernels",
-        ],
-        &out,
-    );
+    let args = "--quick --backends gpu,gpu-mas --family square2d --steps 1 --warmup 1 \
+                --max-nodes 300 --profile-kernels";
+    let (_, csv) = bench(&args.split_whitespace().collect::<Vec<_>>(), &out);
     let kernels = std::fs::read_to_string(out.join("kernels.csv")).unwrap();
-    let mut klines = kernels.lines();
-    let kheader = split(klines.next().unwrap());
-    let krows: Vec<std::collections::HashMap<String, String>> = klines
-        .map(|l| kheader.iter().cloned().zip(split(l)).collect())
-        .collect();
+    let (_, krows) = table(&kernels);
     let mut checked = 0;
     for r in rows(&csv).iter().filter(|r| r["status"] == "ok") {
         let mine: Vec<_> = krows

@@ -153,38 +153,22 @@ impl Mesh {
                 }
             }
         }
-        let mut new = vec![u32::MAX; n];
-        let mut points = Vec::new();
-        for i in 0..n {
-            if used[i] {
-                new[i] = points.len() as u32;
-                points.push(self.points[i]);
-            }
-        }
-        self.points = points;
-        let re = |i: &mut u32| *i = new[*i as usize];
         match kind {
             Kind::Tetrahedra => {
-                self.tetrahedra
-                    .iter_mut()
-                    .for_each(|t| t.iter_mut().for_each(re));
                 self.triangles.clear();
                 self.lines.clear();
                 self.ids[0].clear();
                 self.ids[1].clear();
             }
             Kind::Triangles => {
-                self.triangles
-                    .iter_mut()
-                    .for_each(|t| t.iter_mut().for_each(re));
                 self.lines.clear();
                 self.ids[0].clear();
             }
-            Kind::Lines => self
-                .lines
-                .iter_mut()
-                .for_each(|t| t.iter_mut().for_each(re)),
+            Kind::Lines => {}
         }
+        // the points the kept elements use, renumbered in their order
+        let identity: Vec<u32> = (0..n as u32).collect();
+        repair::renumber(self, &identity);
         Ok(kind)
     }
 

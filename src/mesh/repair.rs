@@ -19,7 +19,7 @@ fn elements(mesh: &Mesh) -> Vec<Vec<u32>> {
 
 /// Renumbers every element's nodes through `map` and drops the points no element
 /// uses any more (kept in their order).
-fn renumber(mesh: &mut Mesh, map: &[u32]) {
+pub fn renumber(mesh: &mut Mesh, map: &[u32]) {
     let n = mesh.points.len();
     let mut used = vec![false; n];
     let mut apply = |el: &mut [u32]| {

@@ -51,19 +51,32 @@ impl Dir {
     /// The error of a scene of `dim` whose body reads `text` as `file`, with `extra`
     /// keys; the scene is `DIR/bad.toml`.
     pub fn error(&self, dim: usize, file: &str, text: &str, extra: &str) -> String {
+        let e = self
+            .parse(dim, file, text, extra, "bad")
+            .err()
+            .unwrap_or_else(|| panic!("{file} should be refused"));
+        assert!(!e.contains('\n'), "one line: {e}");
+        e
+    }
+
+    /// The scene `DIR/NAME.toml` of `dim` whose one mesh body reads `text` as
+    /// `file`, with `extra` keys, parsed (or its error line).
+    fn parse(
+        &self,
+        dim: usize,
+        file: &str,
+        text: &str,
+        extra: &str,
+        name: &str,
+    ) -> Result<scene::Scene, String> {
         std::fs::write(self.0.join(file), text).unwrap();
         let scene = format!(
             "dimension = {dim}\n[solver]\ndt = 0.01\n[contact]\ndhat = 0.01\nkappa = 1e5\n\
              [[bodies]]\ngenerator = \"mesh\"\nfile = \"{file}\"\ndensity = 1.0\nspring_stiffness = 1.0\n{extra}"
         );
-        let path = self.0.join("bad.toml");
+        let path = self.0.join(format!("{name}.toml"));
         std::fs::write(&path, &scene).unwrap();
-        let e = scene::parse(&scene, path.to_str().unwrap(), "bad")
-            .err()
-            .unwrap_or_else(|| panic!("{file} should be refused"))
-            .to_string();
-        assert!(!e.contains('\n'), "one line: {e}");
-        e
+        scene::parse(&scene, path.to_str().unwrap(), name).map_err(|e| e.to_string())
     }
 }
 
@@ -79,15 +92,8 @@ pub fn has(e: &str, parts: &[&str]) {
     }
 }
 
-/// The scene of `dim` whose one mesh body reads `text` as `file` (in `d`), or its
-/// error line.
+/// The scene `s.toml` of `dim` whose one mesh body reads `text` as `file` (in `d`),
+/// or its error line.
 pub fn load(d: &Dir, dim: usize, file: &str, text: &str) -> Result<scene::Scene, String> {
-    std::fs::write(d.0.join(file), text).unwrap();
-    let scene = format!(
-        "dimension = {dim}\n[solver]\ndt = 0.01\n[contact]\ndhat = 0.01\nkappa = 1e5\n\
-         [[bodies]]\ngenerator = \"mesh\"\nfile = \"{file}\"\ndensity = 1.0\nspring_stiffness = 1.0\n"
-    );
-    let path = d.0.join("s.toml");
-    std::fs::write(&path, &scene).unwrap();
-    scene::parse(&scene, path.to_str().unwrap(), "s").map_err(|e| e.to_string())
+    d.parse(dim, file, text, "", "s")
 }
