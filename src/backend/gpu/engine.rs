@@ -150,7 +150,8 @@ impl Engine {
             + self.vec_staging.size()
     }
 
-    /// Records `kernels` in order into one compute pass of `enc`.
+    /// Records `kernels` in order into one compute pass of `enc` (under the profiler,
+    /// each in a timed pass of its own).
     pub fn record(&self, enc: &mut wgpu::CommandEncoder, kernels: &[Kernel]) {
         if let Some(p) = &self.profiler {
             p.reserve(&self.ctx.device, kernels.len());
