@@ -7,7 +7,17 @@
 #                                          # call each, as each takes up to ten minutes)
 #   scripts/device-bench.sh contact OUT [MODE] # there: the self-contact figures (one
 #                                          # more call, under ten minutes)
+#   scripts/device-bench.sh all OUT        # there: the first figures of a short lease
+#                                          # in one call (about eight minutes, f32;
+#                                          # OUT/results.tgz): what the first H200
+#                                          # call ran (BENCHMARKS.md)
+#   scripts/device-bench.sh profile OUT    # there: the ladder with every kernel timed
+#                                          # (OUT/profile.tgz, under four minutes)
 #   scripts/device-bench.sh collect DIR    # here: OUT's files into benchmarks/<device>/
+#
+# A lease of 15 minutes fits `all` and `profile` with room for one retry: the
+# device call is `carry [".devbin", ".gl"]`, command
+# `scripts/device-bench.sh all $OUT > $OUT/log.txt 2>&1`.
 #
 # `prepare` builds the release binary and the hot-path benchmark on this machine
 # (x86-64, like the device machine, which has no Rust toolchain and no registry),
