@@ -69,14 +69,24 @@ fn predictions(files: &[String], dev: &DeviceProfile) -> Vec<(String, f64, f64)>
     out
 }
 
-/// Prints the table and returns the median and the largest |log ratio| of model to
-/// measurement.
-fn report(title: &str, p: &[(String, f64, f64)]) -> (f64, f64) {
+/// Predicts every GPU row of `files` on `dev`, prints the table under `title`, and
+/// checks that there are at least `rows` of them and that the median and the
+/// largest |ln(model/measured)| stay below `median_max` and `worst_max`.
+fn check(
+    title: &str,
+    files: &[String],
+    dev: &DeviceProfile,
+    rows: usize,
+    median_max: f64,
+    worst_max: f64,
+) {
+    let p = predictions(files, dev);
+    assert!(p.len() >= rows, "{} rows", p.len());
     println!(
         "{title}\n| row | measured ms/step | modelled | model / measured |\n|---|---:|---:|---:|"
     );
     let mut errs: Vec<f64> = Vec::new();
-    for (name, measured, model) in p {
+    for (name, measured, model) in &p {
         println!(
             "| {name} | {measured:.2} | {model:.2} | {:.2} |",
             model / measured
@@ -84,7 +94,10 @@ fn report(title: &str, p: &[(String, f64, f64)]) -> (f64, f64) {
         errs.push((model / measured).ln().abs());
     }
     errs.sort_by(f64::total_cmp);
-    (errs[errs.len() / 2], *errs.last().unwrap())
+    let (median, worst) = (errs[errs.len() / 2], *errs.last().unwrap());
+    println!("median |ln(model/measured)| {median:.3}, worst {worst:.3}");
+    assert!(median < median_max, "median {median}");
+    assert!(worst < worst_max, "worst {worst}");
 }
 
 #[test]
@@ -98,27 +111,17 @@ fn the_model_predicts_the_h200_ladder() {
                 .map(|m| format!("{H200_DIR}/bench-gpu-{m}-square2d.csv")),
         )
         .collect();
-    let p = predictions(&files, &cost_model::H200);
-    assert!(p.len() >= 30, "{} rows", p.len());
-    let (median, worst) = report("H200, unprofiled runs (4 timed steps)", &p);
-    println!("median |ln(model/measured)| {median:.3}, worst {worst:.3}");
     // within 25 % for the typical row, a factor 2.5 for any (the outlier: the first
     // row of a call, square2d_4 in mixed, twice as slow as in f32 and f64)
-    assert!(median < 0.22, "median {median}");
-    assert!(worst < 0.9, "worst {worst}");
+    let title = "H200, unprofiled runs (4 timed steps)";
+    check(title, &files, &cost_model::H200, 30, 0.22, 0.9);
 }
 
 #[test]
 fn the_model_predicts_the_lavapipe_ladder() {
-    let p = predictions(
-        &["benchmarks/gpu-lavapipe-profile/unprofiled-bench.csv".to_string()],
-        &cost_model::LAVAPIPE,
-    );
-    assert!(p.len() >= 12, "{} rows", p.len());
-    let (median, worst) = report("lavapipe, unprofiled runs (3 timed steps)", &p);
-    println!("median |ln(model/measured)| {median:.3}, worst {worst:.3}");
-    assert!(median < 0.4, "median {median}");
-    assert!(worst < 1.2, "worst {worst}");
+    let files = ["benchmarks/gpu-lavapipe-profile/unprofiled-bench.csv".to_string()];
+    let title = "lavapipe, unprofiled runs (3 timed steps)";
+    check(title, &files, &cost_model::LAVAPIPE, 12, 0.4, 1.2);
 }
 
 /// The extent the GPU's `auto` reads from a scene: the cells along the longest side,

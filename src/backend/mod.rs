@@ -121,6 +121,12 @@ pub trait Backend: NewtonSystem + Send {
     fn contact_stats(&self) -> ContactStats {
         ContactStats::default()
     }
+    /// The preconditioner the backend chose itself, where it resolves `auto` by its
+    /// device (the GPU, [`gpu::auto_choice::gpu_preconditioner`]); `None` where the
+    /// scene's rule names it ([`crate::linear_solver::PreconditionerKind::resolve`]).
+    fn preconditioner(&self) -> Option<crate::linear_solver::PreconditionerKind> {
+        None
+    }
     /// Host–device traffic so far (zero for backends without a device).
     fn counters(&self) -> DeviceCounters {
         DeviceCounters::default()

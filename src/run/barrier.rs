@@ -52,6 +52,7 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
             backend_name,
             device,
             sim.backend().precision_name(),
+            sim.backend().preconditioner(),
             diag0.min_wall_distance,
         ),
     )?;

@@ -116,8 +116,13 @@ pub struct Summary {
 }
 
 /// The direction solver `scene` runs with on `backend` (`cpu`, `gpu`), for
-/// [`Summary::linear_solver`].
-fn linear_solver_label(scene: &Scene, backend: &str) -> String {
+/// [`Summary::linear_solver`]: the preconditioner the backend `chose` itself
+/// ([`crate::backend::Backend::preconditioner`]), else the scene's rule for it.
+fn linear_solver_label(
+    scene: &Scene,
+    backend: &str,
+    chosen: Option<crate::linear_solver::PreconditionerKind>,
+) -> String {
     if scene.nonsmooth.is_some() {
         return "none".into();
     }
@@ -125,12 +130,10 @@ fn linear_solver_label(scene: &Scene, backend: &str) -> String {
         return "direct".into();
     }
     let s = &scene.model.solver;
-    let pre = match backend {
-        "gpu" => crate::backend::gpu::auto_choice::gpu_preconditioner(&scene.model),
-        _ => s
-            .preconditioner
-            .resolve(scene.model.num_nodes(), scene.model.dim, false),
-    };
+    let pre = chosen.unwrap_or_else(|| {
+        s.preconditioner
+            .resolve(scene.model.num_nodes(), scene.model.dim, backend == "gpu")
+    });
     // Scenes resolve `auto` when they are built; name the rule Newton applies.
     let forcing = s.forcing.as_run().name();
     format!("pcg, {}, {forcing}", pre.name())
@@ -139,12 +142,15 @@ fn linear_solver_label(scene: &Scene, backend: &str) -> String {
 impl Summary {
     /// The summary of a run that has not taken a step yet: status `running`, every
     /// total zero, `min_wall_distance` (m) that of the initial state, `precision`
-    /// the backend's ([`crate::backend::Backend::precision_name`]).
+    /// the backend's ([`crate::backend::Backend::precision_name`]), `preconditioner`
+    /// the one the backend chose where it chose one
+    /// ([`crate::backend::Backend::preconditioner`]).
     pub fn start(
         scene: &Scene,
         backend: String,
         device: String,
         precision: &str,
+        preconditioner: Option<crate::linear_solver::PreconditionerKind>,
         min_wall_distance: f64,
     ) -> Self {
         let model = &scene.model;
@@ -153,7 +159,7 @@ impl Summary {
             source: scene.source.clone(),
             status: "running".into(),
             error: None,
-            linear_solver: linear_solver_label(scene, &backend),
+            linear_solver: linear_solver_label(scene, &backend, preconditioner),
             backend,
             device,
             precision: precision.into(),

@@ -272,7 +272,7 @@ mod tests {
     #[test]
     fn summary_fields_are_those_of_a_summary() {
         let scene = crate::scene::load("square_drop").unwrap();
-        let s = crate::run::Summary::start(&scene, "cpu".into(), "x".into(), "f64", 1.0);
+        let s = crate::run::Summary::start(&scene, "cpu".into(), "x".into(), "f64", None, 1.0);
         let v = serde_json::to_value(&s).unwrap();
         let obj = v.as_object().unwrap();
         for f in SUMMARY_FIELDS {

@@ -76,10 +76,7 @@ pub fn list_adapters() -> Vec<String> {
 
 /// The adapter [`GpuContext::new`] would open, without opening a device.
 pub fn preferred_adapter() -> Result<wgpu::AdapterInfo, String> {
-    let inst = instance();
-    pollster::block_on(inst.request_adapter(&adapter_options()))
-        .map(|a| a.get_info())
-        .map_err(|e| format!("no GPU adapter found on Vulkan/Metal/DX12 ({e})"))
+    preferred_adapter_limits().map(|(info, _)| info)
 }
 
 /// The adapter [`GpuContext::new`] would open and its own limits, without opening

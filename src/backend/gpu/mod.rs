@@ -108,6 +108,8 @@ struct SolveKernels {
     apply: Vec<kernels::Kernel>,
     /// Bytes the multilevel preconditioner holds (0 for block-Jacobi).
     memory_bytes: u64,
+    /// Which preconditioner these sequences apply.
+    kind: crate::linear_solver::PreconditionerKind,
     /// The Newton system at the current iterate.
     assemble: Vec<kernels::Kernel>,
     /// The direction's statistics and the first line-search trial.
@@ -126,6 +128,10 @@ impl SolveKernels {
     /// The sequences with the scene's preconditioner, and with the kernels of
     /// contact pairs where `contact` is set ([`kernels::with_contact`]).
     fn new(mas: Option<&mas::MasPlan>, contact: bool) -> Self {
+        let kind = match mas {
+            Some(_) => crate::linear_solver::PreconditionerKind::Mas,
+            None => crate::linear_solver::PreconditionerKind::BlockJacobi,
+        };
         let (factor, start, iteration, apply, memory_bytes) = match mas {
             Some(plan) => (
                 plan.factor(),
@@ -152,6 +158,7 @@ impl SolveKernels {
             iteration: list(&iteration),
             apply,
             memory_bytes,
+            kind,
             assemble: list(&kernels::ASSEMBLE),
             direction_check: list(&kernels::DIRECTION_CHECK),
             direction_stats: list(&kernels::DIRECTION_STATS),

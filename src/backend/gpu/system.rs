@@ -205,6 +205,10 @@ impl Backend for GpuBackend {
         }
     }
 
+    fn preconditioner(&self) -> Option<crate::linear_solver::PreconditionerKind> {
+        Some(self.solve.kind)
+    }
+
     fn kernel_times(&self) -> Vec<super::profiler::KernelTime> {
         self.engine
             .profiler
