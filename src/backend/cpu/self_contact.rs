@@ -33,7 +33,8 @@ pub const CCD_MAX_ITERATIONS: u32 = 100_000;
 /// The self-contact state of the CPU backend.
 #[derive(Debug, Default)]
 pub(super) struct SelfContact {
-    /// Pairs excluded for good: mesh neighbours closer than 2 d̂ at rest.
+    /// Pairs excluded for good: mesh neighbours closer than d̂ at rest
+    /// ([`crate::collision::REST_EXCLUSION`]).
     pub excluded: Vec<Pair>,
     /// The current candidate list (see the module docs), sorted.
     pub candidates: Vec<Pair>,

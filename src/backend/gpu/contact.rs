@@ -78,7 +78,8 @@ pub struct ContactPlan {
     /// Broad phases run, and the pairs they found in all.
     pub broad_phases: u64,
     pub candidates: u64,
-    /// Pairs excluded for good (mesh neighbours closer than 2 d̂ at rest).
+    /// Pairs excluded for good (mesh neighbours closer than d̂ at rest,
+    /// [`REST_EXCLUSION`]).
     pub excluded: u64,
 }
 
