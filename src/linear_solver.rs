@@ -6,8 +6,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum LinearSolver {
-    /// Block-Jacobi-preconditioned conjugate gradients, matrix-free (both backends).
+    /// The one expected faster for the model (the default): on the CPU backend
+    /// `direct` where the factorisation is cheap ([`LinearSolver::resolve`]), `pcg`
+    /// elsewhere; `pcg` on the GPU backend.
     #[default]
+    Auto,
+    /// Preconditioned conjugate gradients, matrix-free (both backends), with the
+    /// scene's preconditioner.
     Pcg,
     /// Sparse Cholesky factorisation of the assembled projected Hessian (`faer`),
     /// CPU backend only: the baseline many users would reach for.
@@ -18,11 +23,78 @@ impl LinearSolver {
     /// The name used in scene files, on the command line and in tables.
     pub fn name(self) -> &'static str {
         match self {
+            LinearSolver::Auto => "auto",
             LinearSolver::Pcg => "pcg",
             LinearSolver::Direct => "direct",
         }
     }
+
+    /// How a backend runs `self` for `model` ([`AutoChoice`]): `Pcg` and `Direct` as
+    /// they are; `Auto` is `Pcg` on the GPU (`gpu`), where the scene names a
+    /// preconditioner (one asks for PCG), and above [`DIRECT_AUTO_MAX_NODES`] nodes, `Direct` where one factorisation of the
+    /// Newton matrix is estimated at most [`DIRECT_AUTO_FLOPS`] operations per node
+    /// ([`crate::backend::cpu::direct_cost::factor_flops_per_node`], before contact
+    /// pairs), and switching between the two by the CG iterations PCG needs elsewhere.
+    pub fn resolve(self, model: &crate::model::Model, gpu: bool) -> AutoChoice {
+        match self {
+            LinearSolver::Pcg => AutoChoice::Pcg,
+            LinearSolver::Direct => AutoChoice::Direct,
+            LinearSolver::Auto
+                if gpu
+                    || model.solver.preconditioner != PreconditionerKind::Auto
+                    || model.num_nodes() > DIRECT_AUTO_MAX_NODES =>
+            {
+                AutoChoice::Pcg
+            }
+            LinearSolver::Auto => {
+                match crate::backend::cpu::direct_cost::factor_flops_per_node(model) {
+                    Some(f) if f <= DIRECT_AUTO_FLOPS => AutoChoice::Direct,
+                    Some(f) => AutoChoice::Switching {
+                        factor_flops_per_node: f,
+                    },
+                    None => AutoChoice::Pcg,
+                }
+            }
+        }
+    }
 }
+
+/// What [`LinearSolver::resolve`] makes of a solver for one model.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AutoChoice {
+    /// PCG throughout.
+    Pcg,
+    /// The sparse factorisation throughout.
+    Direct,
+    /// PCG while its directions take few CG iterations, the factorisation while they
+    /// take many (`crate::backend::cpu::auto_solver`): a factorisation costs about
+    /// the same whatever the state, CG's count grows where the body crumples or
+    /// presses into contact.
+    Switching {
+        /// The estimated operations per node of one factorisation.
+        factor_flops_per_node: f64,
+    },
+}
+
+/// Most nodes for which `--linear-solver auto` considers the direct solver: above
+/// it the symbolic analysis alone takes seconds and the factor's memory grows past
+/// PCG's (the 263,169-node square already factors slower than the V-cycle solves,
+/// BENCHMARKS.md).
+pub const DIRECT_AUTO_MAX_NODES: usize = 300_000;
+
+/// Most estimated operations per node of one factorisation for which
+/// `--linear-solver auto` takes the direct solver on the CPU (BENCHMARKS.md, "The
+/// default linear solver", AMD EPYC 2 threads). A factorisation per Newton
+/// iteration beats PCG where CG needs many iterations per direction, and loses
+/// badly where it needs few (free fall, rest), so the rule is kept where the direct
+/// solver is at least even with PCG's best even on easy steps. Measured: direct is
+/// the fastest on the 2D squares to 66,049 nodes (4.6·10⁴ per node; 1.6× the
+/// V-cycle) and on the small lattices and sheets (1.5–1.6·10⁴); PCG on the
+/// 263,169-node square (9.4·10⁴, 1.9× in one step from rest), the 4,225-node sheet
+/// in free fall (1.2·10⁵, 16× over 20 steps) and the 1,331-node lattice (3.8·10⁵,
+/// 3.3×). The 2,562-node crumpling shell (3.3·10⁵) is the exception: direct is 1.4×
+/// faster there, because crumpling makes CG slow.
+pub const DIRECT_AUTO_FLOPS: f64 = 6.0e4;
 
 /// The preconditioner of the PCG direction solve (`[solver] preconditioner`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -92,7 +164,35 @@ impl PreconditionerKind {
 
 #[cfg(test)]
 mod auto_tests {
-    use super::{multigrid_auto_nodes, PreconditionerKind as K};
+    use super::{multigrid_auto_nodes, AutoChoice, LinearSolver as L, PreconditionerKind as K};
+
+    #[test]
+    fn auto_factors_cheap_systems_and_switches_on_costly_ones() {
+        assert_eq!(L::default(), L::Auto);
+        let load = |name: &str, cells: &str| {
+            let o = crate::scene::Override::parse(&format!("bodies[0].cells={cells}")).unwrap();
+            crate::scene::load_with(name, &[o]).unwrap().model
+        };
+        // A 2D grid factors with little fill-in: direct, to beyond 66k nodes.
+        let square = load("square_64", "[256, 256]");
+        assert_eq!(L::Auto.resolve(&square, false), AutoChoice::Direct);
+        assert_eq!(L::Auto.resolve(&square, true), AutoChoice::Pcg, "GPU");
+        assert_eq!(L::Pcg.resolve(&square, false), AutoChoice::Pcg);
+        let mut named = square.clone();
+        named.solver.preconditioner = K::Mas;
+        assert_eq!(L::Auto.resolve(&named, false), AutoChoice::Pcg, "MAS named");
+        assert_eq!(L::Direct.resolve(&named, false), AutoChoice::Direct);
+        // A 3D lattice fills in: from 10³ cells the CG count decides, step by step.
+        let lattice = load("lattice_drop", "[10, 10, 10]");
+        match L::Auto.resolve(&lattice, false) {
+            AutoChoice::Switching {
+                factor_flops_per_node: f,
+            } => assert!(f > 4.0 * super::DIRECT_AUTO_FLOPS, "{f}"),
+            other => panic!("{other:?}"),
+        }
+        let small = load("lattice_drop", "[4, 4, 4]");
+        assert_eq!(L::Auto.resolve(&small, false), AutoChoice::Direct);
+    }
 
     #[test]
     fn auto_takes_the_vcycle_on_large_cpu_scenes_only() {

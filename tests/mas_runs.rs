@@ -120,9 +120,26 @@ fn auto_gives_the_larger_bundled_squares_the_vcycle_on_the_cpu() {
         dir.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let s: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
-    assert_eq!(s["linear_solver"], "pcg, multigrid, eisenstat_walker");
+    let read = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
+    };
+    // The default linear solver factors a 4,225-node 2D square (cheaper than any PCG).
+    assert_eq!(read()["linear_solver"], "direct");
+    let o = common::springsim(&[
+        "run",
+        "square_64",
+        "--backend",
+        "cpu",
+        "--linear-solver",
+        "pcg",
+        "--steps",
+        "1",
+        "-q",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(read()["linear_solver"], "pcg, multigrid, eisenstat_walker");
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -131,7 +148,8 @@ fn summary_json_names_the_direction_solver_as_run() {
     let dir = common::temp_dir("linear_solver_label");
     let out = dir.to_str().unwrap();
     for (extra, label) in [
-        (vec![], "pcg, block_jacobi, fixed"),
+        (vec![], "direct"),
+        (vec!["--linear-solver", "pcg"], "pcg, block_jacobi, fixed"),
         (vec!["--preconditioner", "mas"], "pcg, mas, fixed"),
         (
             vec!["--preconditioner", "multigrid"],

@@ -127,6 +127,20 @@ pub trait Backend: NewtonSystem + Send {
     fn preconditioner(&self) -> Option<crate::linear_solver::PreconditionerKind> {
         None
     }
+    /// Whether the Newton directions are solved by a sparse factorisation (the CPU's
+    /// `direct`, named or picked by `--linear-solver auto`) rather than by PCG.
+    fn solves_directly(&self) -> bool {
+        false
+    }
+    /// Whether `--linear-solver auto` switches between PCG and the factorisation
+    /// step by step (the CPU's [`cpu::auto_solver`]).
+    fn switches_solver(&self) -> bool {
+        false
+    }
+    /// Newton directions solved by a factorisation so far.
+    fn direct_solves(&self) -> u64 {
+        0
+    }
     /// Host–device traffic so far (zero for backends without a device).
     fn counters(&self) -> DeviceCounters {
         DeviceCounters::default()

@@ -75,7 +75,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub threads: Option<usize>,
     /// Newton direction solver (default: the scene's `[solver] linear_solver`, else
-    /// pcg); `direct` is the sparse Cholesky baseline, CPU backend only.
+    /// auto); `direct` is sparse Cholesky (CPU backend only), `pcg` preconditioned CG,
+    /// and `auto` takes `direct` on the CPU where one factorisation is cheap (2D
+    /// meshes to about 100,000 nodes, small 3D ones) and `pcg` elsewhere.
     #[arg(long, value_enum)]
     pub linear_solver: Option<LinearSolver>,
     /// Preconditioner of the PCG solve (default: the scene's `[solver]
@@ -148,7 +150,7 @@ pub fn make_backend(
             if !quiet {
                 eprintln!("note: running on the CPU backend: {why}");
             }
-            Ok(Box::new(CpuBackend::new(scene.model.clone())))
+            Ok(Box::new(cpu()))
         }
     }
 }

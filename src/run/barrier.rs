@@ -52,7 +52,7 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
             backend_name,
             device,
             sim.backend().precision_name(),
-            sim.backend().preconditioner(),
+            super::summary::Chosen::of(sim.backend()),
             diag0.min_wall_distance,
         ),
     )?;
@@ -129,6 +129,7 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
                 break;
             }
         }
+        file.summary.direct_solves = sim.backend().direct_solves();
         file.tick(stepping)?;
     }
     if let Some(b) = bar {
@@ -142,6 +143,7 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
     file.summary.device_readbacks = c.readbacks;
     file.summary.device_memory_bytes = c.memory_bytes;
     file.summary.contact_costs = sim.backend().contact_stats();
+    file.summary.direct_solves = sim.backend().direct_solves();
     let end = FinalState {
         dim,
         x: &x,

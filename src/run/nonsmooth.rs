@@ -196,7 +196,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
             "nonsmooth".into(),
             format!("{} (1 thread, f64)", crate::backend::cpu::cpu_model_name()),
             "f64",
-            None,
+            Default::default(),
             min_gap(&s),
         ),
     )?;

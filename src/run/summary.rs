@@ -32,8 +32,8 @@ pub struct Summary {
     /// `mixed`, `f64`; `solver.precision = "auto"` resolved).
     #[serde(default)]
     pub precision: String,
-    /// The Newton direction solver as run: `direct`, or `pcg` with its preconditioner
-    /// (`auto` resolved) and CG tolerance rule, e.g. `pcg, mas, fixed`; `none` for
+    /// The Newton direction solver as run (`--linear-solver auto` and the
+    /// preconditioner's `auto` resolved): `direct`, or `pcg` with its preconditioner and CG tolerance rule, e.g. `pcg, mas, fixed`; `none` for
     /// the impulse scheme.
     #[serde(default)]
     pub linear_solver: String,
@@ -55,6 +55,10 @@ pub struct Summary {
     pub newton_iterations: u64,
     /// CG iterations over the run.
     pub cg_iterations: u64,
+    /// Newton directions solved by the sparse factorisation instead of PCG (all of
+    /// them with `direct`, some with a switching `auto`, 0 with `pcg`).
+    #[serde(default)]
+    pub direct_solves: u64,
     /// Line-search halvings over the run.
     pub line_search_halvings: u64,
     /// Steps whose Newton solve stopped before its tolerance.
@@ -116,21 +120,29 @@ pub struct Summary {
 }
 
 /// The direction solver `scene` runs with on `backend` (`cpu`, `gpu`), for
-/// [`Summary::linear_solver`]: the preconditioner the backend `chose` itself
-/// ([`crate::backend::Backend::preconditioner`]), else the scene's rule for it.
-fn linear_solver_label(
-    scene: &Scene,
-    backend: &str,
-    chosen: Option<crate::linear_solver::PreconditionerKind>,
-) -> String {
+/// [`Summary::linear_solver`]: what the backend `chose` itself
+/// ([`crate::backend::Backend::solves_directly`],
+/// [`crate::backend::Backend::preconditioner`]), else the scene's rule for it.
+fn linear_solver_label(scene: &Scene, backend: &str, chosen: Chosen) -> String {
     if scene.nonsmooth.is_some() {
         return "none".into();
     }
-    if scene.linear_solver == crate::linear_solver::LinearSolver::Direct {
+    if chosen.direct || scene.linear_solver == crate::linear_solver::LinearSolver::Direct {
         return "direct".into();
     }
+    if chosen.switching {
+        let pcg = linear_solver_label(
+            scene,
+            backend,
+            Chosen {
+                switching: false,
+                ..chosen
+            },
+        );
+        return format!("auto: {pcg} / direct");
+    }
     let s = &scene.model.solver;
-    let pre = chosen.unwrap_or_else(|| {
+    let pre = chosen.preconditioner.unwrap_or_else(|| {
         s.preconditioner
             .resolve(scene.model.num_nodes(), scene.model.dim, backend == "gpu")
     });
@@ -139,18 +151,40 @@ fn linear_solver_label(
     format!("pcg, {}, {forcing}", pre.name())
 }
 
+/// What a backend chose for its Newton direction solve, where it resolved `auto`
+/// itself (the default: nothing chosen, the scene's rules name it).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Chosen {
+    /// The direct solver runs ([`crate::backend::Backend::solves_directly`]).
+    pub direct: bool,
+    /// PCG and the direct solver alternate ([`crate::backend::Backend::switches_solver`]).
+    pub switching: bool,
+    /// The preconditioner the backend picked ([`crate::backend::Backend::preconditioner`]).
+    pub preconditioner: Option<crate::linear_solver::PreconditionerKind>,
+}
+
+impl Chosen {
+    /// What `backend` chose.
+    pub fn of(backend: &dyn crate::backend::Backend) -> Self {
+        Self {
+            direct: backend.solves_directly(),
+            switching: backend.switches_solver(),
+            preconditioner: backend.preconditioner(),
+        }
+    }
+}
+
 impl Summary {
     /// The summary of a run that has not taken a step yet: status `running`, every
     /// total zero, `min_wall_distance` (m) that of the initial state, `precision`
-    /// the backend's ([`crate::backend::Backend::precision_name`]), `preconditioner`
-    /// the one the backend chose where it chose one
-    /// ([`crate::backend::Backend::preconditioner`]).
+    /// the backend's ([`crate::backend::Backend::precision_name`]), `chosen` what
+    /// the backend chose for its direction solve ([`Chosen::of`]).
     pub fn start(
         scene: &Scene,
         backend: String,
         device: String,
         precision: &str,
-        preconditioner: Option<crate::linear_solver::PreconditionerKind>,
+        chosen: Chosen,
         min_wall_distance: f64,
     ) -> Self {
         let model = &scene.model;
@@ -159,7 +193,7 @@ impl Summary {
             source: scene.source.clone(),
             status: "running".into(),
             error: None,
-            linear_solver: linear_solver_label(scene, &backend, preconditioner),
+            linear_solver: linear_solver_label(scene, &backend, chosen),
             backend,
             device,
             precision: precision.into(),
@@ -172,6 +206,7 @@ impl Summary {
             simulated_time: 0.0,
             newton_iterations: 0,
             cg_iterations: 0,
+            direct_solves: 0,
             line_search_halvings: 0,
             unconverged_steps: 0,
             resolution_limited_steps: 0,

@@ -33,6 +33,7 @@ pub const SUMMARY_FIELDS: &[&str] = &[
     "simulated_time",
     "newton_iterations",
     "cg_iterations",
+    "direct_solves",
     "line_search_halvings",
     "unconverged_steps",
     "resolution_limited_steps",
@@ -272,7 +273,14 @@ mod tests {
     #[test]
     fn summary_fields_are_those_of_a_summary() {
         let scene = crate::scene::load("square_drop").unwrap();
-        let s = crate::run::Summary::start(&scene, "cpu".into(), "x".into(), "f64", None, 1.0);
+        let s = crate::run::Summary::start(
+            &scene,
+            "cpu".into(),
+            "x".into(),
+            "f64",
+            Default::default(),
+            1.0,
+        );
         let v = serde_json::to_value(&s).unwrap();
         let obj = v.as_object().unwrap();
         for f in SUMMARY_FIELDS {

@@ -3,7 +3,8 @@
 use super::{assert_energy_never_rises, assert_progress};
 use springsim::scene::Scene;
 
-/// Steps `scene` on the CPU backend for `steps` steps and checks after every step that
+/// Steps `scene` on the CPU backend (with the scene's linear solver) for `steps`
+/// steps and checks after every step that
 /// the promise of IPC held: no two collision primitives cross (the exact checker of
 /// `springsim::collision::check`), no NaN, no stalled step, no step at the Newton cap,
 /// accepted Newton iterates never raise E, no step longer than its CCD bound.
@@ -39,10 +40,9 @@ pub fn run_checked_each(
     use springsim::collision::check::intersections;
     use springsim::sim::Simulation;
     let model = scene.model.clone();
-    let mut sim = Simulation::new(
-        Box::new(CpuBackend::new(model.clone())),
-        model.solver.clone(),
-    );
+    // The scene's linear solver: `auto` (the default) factors the small ones.
+    let backend = CpuBackend::new(model.clone()).with_linear_solver(scene.linear_solver);
+    let mut sim = Simulation::new(Box::new(backend), model.solver.clone());
     let mut records = Vec::new();
     for _ in 0..steps {
         let rec = sim.step().unwrap_or_else(|e| panic!("{}: {e}", scene.name));

@@ -16,13 +16,16 @@ impl CpuBackend {
         let max_iter = self.model.solver.cg_max_iterations;
         let direct = match self.linear_solver {
             LinearSolver::Direct => self.solve_direct(),
-            LinearSolver::Pcg => None,
+            LinearSolver::Pcg | LinearSolver::Auto => None,
         };
         let mut p = std::mem::take(&mut self.p);
         let mut work = std::mem::take(&mut self.work);
         // PCG also stands in should a factorisation ever fail (H is SPD, so it should not).
         let res = match direct {
-            Some(res) => res,
+            Some(res) => {
+                self.direct_solves += 1;
+                res
+            }
             None => self.with_preconditioner(|b, pre| {
                 pcg(
                     &b.block_matrix(),

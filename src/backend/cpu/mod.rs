@@ -23,9 +23,11 @@ use crate::pcg::{PcgResult, PcgWork};
 use crate::potential::Adjacency;
 
 mod assemble;
+pub mod auto_solver;
 mod cg;
 mod contact_lists;
 mod direct;
+pub mod direct_cost;
 mod direction_stats;
 mod energy;
 mod friction;
@@ -64,7 +66,12 @@ pub struct CpuBackend {
     work: PcgWork,
     current_energy: f64,
     last_pcg: Option<PcgResult>,
+    /// The solver of the current direction: `Pcg` or `Direct`, never `Auto`.
     linear_solver: LinearSolver,
+    /// `--linear-solver auto`'s switching between the two, where it switches.
+    switching: Option<auto_solver::SwitchingSolver>,
+    /// Newton directions solved by the factorisation so far.
+    direct_solves: u64,
     direct: Option<direct::DirectSolver>,
     /// The multilevel preconditioner, when `solver.preconditioner` is (or `auto`
     /// resolves to) `mas` or `multigrid`.
@@ -149,6 +156,8 @@ impl CpuBackend {
             current_energy: 0.0,
             last_pcg: None,
             linear_solver: LinearSolver::Pcg,
+            switching: None,
+            direct_solves: 0,
             direct: None,
             vcycle: preconditioner == PreconditionerKind::Multigrid,
             mas: match preconditioner {
@@ -162,19 +171,41 @@ impl CpuBackend {
         }
     }
 
-    /// Chooses how Newton directions are solved (PCG by default; `Direct` is the
-    /// sparse Cholesky baseline of [`crate::linear_solver`]).
+    /// Chooses how Newton directions are solved (PCG, or `Direct`: the sparse
+    /// Cholesky of [`crate::linear_solver`]); `Auto` is resolved here, by the model
+    /// ([`LinearSolver::resolve`]), and may switch between the two step by step
+    /// ([`auto_solver`]).
     pub fn with_linear_solver(mut self, solver: LinearSolver) -> Self {
-        self.linear_solver = solver;
-        if solver == LinearSolver::Direct {
-            // `auto` may have picked MAS for a large scene: the direct solve needs no
-            // preconditioner (its block-Jacobi fallback needs no MAS either).
-            self.mas = None;
+        use crate::linear_solver::AutoChoice;
+        self.switching = None;
+        self.linear_solver = LinearSolver::Pcg;
+        match solver.resolve(&self.model, false) {
+            AutoChoice::Pcg => {}
+            AutoChoice::Direct => {
+                self.linear_solver = LinearSolver::Direct;
+                // `auto` may have picked MAS for a large scene: the direct solve needs
+                // no preconditioner (its block-Jacobi fallback needs no MAS either).
+                self.mas = None;
+            }
+            AutoChoice::Switching {
+                factor_flops_per_node,
+            } => {
+                let weight = match (&self.mas, self.vcycle) {
+                    (None, _) => 1.0,
+                    (Some(_), false) => 2.0,
+                    (Some(_), true) => 3.0,
+                };
+                self.switching = Some(auto_solver::SwitchingSolver::new(
+                    &self.model,
+                    factor_flops_per_node,
+                    weight,
+                ));
+            }
         }
         self
     }
 
-    /// The Newton direction solver in use.
+    /// The Newton direction solver in use (`Pcg` or `Direct`, never `Auto`).
     pub fn linear_solver(&self) -> LinearSolver {
         self.linear_solver
     }
@@ -241,6 +272,9 @@ impl NewtonSystem for CpuBackend {
         };
         let eta = tolerance.relative(rhs_norm, per_residual);
         let res = self.solve(eta);
+        if let (Some(sw), LinearSolver::Pcg) = (&mut self.switching, self.linear_solver) {
+            sw.record(res.iterations);
+        }
         let mut dir = self.direction_stats(res);
         dir.cg_tolerance = eta;
         dir.rhs_norm = rhs_norm;
@@ -266,7 +300,7 @@ impl Backend for CpuBackend {
         // The MAS factorisations; the block-Jacobi inverses are part of the assembly
         // (no setup time of their own) and hold `dim²` f64 per node.
         let jacobi = match self.linear_solver {
-            LinearSolver::Pcg => (self.preconditioner_blocks.len() * 8) as u64,
+            LinearSolver::Pcg | LinearSolver::Auto => (self.preconditioner_blocks.len() * 8) as u64,
             LinearSolver::Direct => 0,
         };
         PreconditionerStats {
@@ -277,6 +311,18 @@ impl Backend for CpuBackend {
 
     fn name(&self) -> &'static str {
         "cpu"
+    }
+
+    fn solves_directly(&self) -> bool {
+        self.linear_solver == LinearSolver::Direct && self.switching.is_none()
+    }
+
+    fn switches_solver(&self) -> bool {
+        self.switching.is_some()
+    }
+
+    fn direct_solves(&self) -> u64 {
+        self.direct_solves
     }
 
     fn contact_stats(&self) -> crate::backend::ContactStats {
@@ -292,6 +338,13 @@ impl Backend for CpuBackend {
     }
 
     fn begin_step(&mut self) {
+        if let Some(sw) = &mut self.switching {
+            sw.begin_step();
+            self.linear_solver = match sw.direct {
+                true => LinearSolver::Direct,
+                false => LinearSolver::Pcg,
+            };
+        }
         self.step_begin();
     }
 

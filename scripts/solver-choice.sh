@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The default linear solver against the others (issue 26 part 2): every bundled mesh
+# scene (its default length), the crumpling shell (scenes/shell_drop.toml, 30 steps)
+# and the large squares, each run with `--linear-solver auto` (the default),
+# `direct`, and PCG with block-Jacobi and with the V-cycle. Prints one markdown row
+# per scene: ms/step of each, what auto ran, and the default's ratio to the best.
+#
+#   scripts/solver-choice.sh [SPRINGSIM] [EXTRA RUN ARGS...] > table.md
+#
+# e.g. `scripts/solver-choice.sh target/release/springsim --threads 1`.
+set -euo pipefail
+BIN=${1:-target/release/springsim}
+shift || true
+OUT=$(mktemp -d)
+cases=(
+    "square_drop" "lattice_drop" "cloth_drop" "square_in_bowl" "lattice_in_sphere"
+    "square_on_slope" "cube_on_slope" "block_thrown" "tet_drop" "obj_cloth_drape"
+    "disk_drop" "two_squares" "tet_stack" "cloth_pile" "cloth_on_sphere" "rope_pile"
+    "ropes_parallel" "square_64"
+    "square_256 --steps 5"
+    "scenes/shell_drop.toml --steps 30"
+    "square_64 --steps 3 --set bodies[0].cells=[512,512]"
+)
+variants=("auto:" "direct:--linear-solver direct"
+    "block_jacobi:--linear-solver pcg --preconditioner block-jacobi"
+    "multigrid:--linear-solver pcg --preconditioner multigrid")
+echo "| scene | nodes | auto ran | auto | direct | block-Jacobi | V-cycle | auto / best |"
+echo "|---|---:|---|---:|---:|---:|---:|---:|"
+for c in "${cases[@]}"; do
+    read -r -a args <<<"$c"
+    row=()
+    for v in "${variants[@]}"; do
+        name=${v%%:*}
+        read -r -a flags <<<"${v#*:}"
+        dir="$OUT/$name"
+        "$BIN" run "${args[@]}" --backend cpu "${flags[@]}" "$@" --quiet --out "$dir" >/dev/null 2>&1 || true
+        row+=("$dir/summary.json")
+    done
+    python3 - "$c" "${row[@]}" <<'PY'
+import json, sys
+case, files = sys.argv[1], sys.argv[2:]
+s = [json.load(open(f)) for f in files]
+ms = [x["ms_per_step"] if x["status"] == "completed" else float("inf") for x in s]
+cell = lambda m, x: f"{m:.2f}" if m != float("inf") else x["status"]
+label = s[0]["linear_solver"]
+if s[0].get("direct_solves") and "auto" in label:
+    label += f" ({s[0]['direct_solves']} of {s[0]['newton_iterations']} directions factored)"
+print(f"| `{case}` | {s[0]['nodes']:,} | {label} | " + " | ".join(cell(m, x) for m, x in zip(ms, s))
+      + f" | {ms[0] / min(ms):.2f} |")
+PY
+done
+rm -rf "$OUT"

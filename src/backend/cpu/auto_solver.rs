@@ -1,0 +1,122 @@
+//! `--linear-solver auto` between PCG and the sparse factorisation, step by step.
+//!
+//! A factorisation costs about the same at every Newton iteration; PCG costs its CG
+//! iterations, few in free fall or at rest and many where a body crumples or presses
+//! into contact. So the backend runs PCG, and from a step whose directions took
+//! more CG iterations than [`SwitchingSolver::break_even`] on it runs the
+//! factorisation, going back to PCG for one probe step every [`PROBE_EVERY`] steps
+//! to see whether CG has become cheap again. Every decision is taken from counts
+//! (CG iterations, directions, steps), never from clocks, so a run is reproducible.
+
+use crate::model::Model;
+
+/// Steps the factorisation runs before PCG is probed again for one step.
+pub const PROBE_EVERY: u32 = 16;
+
+/// What one operation of a factorisation costs, in operations of a CG iteration:
+/// a supernodal factorisation runs dense kernels, CG gathers node blocks from
+/// memory. Measured on the AMD EPYC, 2 threads (BENCHMARKS.md, "The default linear
+/// solver"): 2.9·10⁻⁸ ms per factorisation operation on the crumpling shell and
+/// 5.3·10⁻⁸ on the 9,261-node lattice, against 1.5·10⁻⁶ ms per CG operation.
+pub const FACTOR_OPERATION_WEIGHT: f64 = 0.03;
+
+/// The switching state of a CPU backend whose linear solver is `auto`.
+#[derive(Clone, Debug)]
+pub struct SwitchingSolver {
+    /// CG iterations per direction above which a factorisation is cheaper.
+    pub break_even: f64,
+    /// Whether the current step runs the factorisation.
+    pub direct: bool,
+    /// Factorisation steps left before the next PCG probe.
+    probe_in: u32,
+    /// CG iterations and directions of the current step.
+    step_cg: u64,
+    step_directions: u64,
+}
+
+impl SwitchingSolver {
+    /// The state for `model` with `factor_flops_per_node` per factorisation
+    /// ([`super::direct_cost::factor_flops_per_node`]) and a preconditioner whose
+    /// iteration costs `preconditioner_weight` block-Jacobi iterations (1
+    /// block-Jacobi, 2 the additive multilevel sum, 3 the V-cycle). Starts on PCG.
+    pub fn new(model: &Model, factor_flops_per_node: f64, preconditioner_weight: f64) -> Self {
+        let n = model.num_nodes().max(1) as f64;
+        let dim = model.dim as f64;
+        // Per node and CG iteration: the node block and two blocks per spring end
+        // applied (the product and the preconditioner), and a few vector updates.
+        let cg_flops = dim * dim * (1.0 + 2.0 * model.springs.len() as f64 / n) + 8.0 * dim;
+        Self {
+            break_even: factor_flops_per_node * FACTOR_OPERATION_WEIGHT
+                / (cg_flops * preconditioner_weight),
+            direct: false,
+            probe_in: 0,
+            step_cg: 0,
+            step_directions: 0,
+        }
+    }
+
+    /// Counts one PCG direction of `cg` iterations.
+    pub fn record(&mut self, cg: u32) {
+        self.step_cg += u64::from(cg);
+        self.step_directions += 1;
+    }
+
+    /// Decides the solver of the step about to begin from the one just ended.
+    pub fn begin_step(&mut self) {
+        if self.direct {
+            self.probe_in = self.probe_in.saturating_sub(1);
+            if self.probe_in == 0 {
+                self.direct = false;
+            }
+        } else if self.step_directions > 0 {
+            let per_direction = self.step_cg as f64 / self.step_directions as f64;
+            if per_direction > self.break_even {
+                self.direct = true;
+                self.probe_in = PROBE_EVERY;
+            }
+        }
+        self.step_cg = 0;
+        self.step_directions = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn solver(break_even: f64) -> SwitchingSolver {
+        SwitchingSolver {
+            break_even,
+            direct: false,
+            probe_in: 0,
+            step_cg: 0,
+            step_directions: 0,
+        }
+    }
+
+    #[test]
+    fn switches_on_expensive_steps_and_probes_back() {
+        let mut s = solver(50.0);
+        s.begin_step();
+        assert!(!s.direct, "the first step runs PCG");
+        s.record(40);
+        s.record(60);
+        s.begin_step();
+        assert!(!s.direct, "50 per direction is not above break-even");
+        s.record(80);
+        s.record(30);
+        s.begin_step();
+        assert!(s.direct, "55 per direction is");
+        for _ in 1..PROBE_EVERY {
+            s.begin_step();
+            assert!(s.direct);
+        }
+        s.begin_step();
+        assert!(!s.direct, "a PCG probe after PROBE_EVERY steps");
+        s.record(5);
+        s.begin_step();
+        assert!(!s.direct, "cheap again: stays on PCG");
+        s.begin_step();
+        assert!(!s.direct, "a step with no direction keeps the solver");
+    }
+}
