@@ -50,13 +50,18 @@ fn threads_out_of_bounds_are_refused() {
         );
     }
     assert!(!dir.exists(), "nothing is written");
-    // A sane count still runs.
-    let (ok, _) = springsim(&one_step(&["--threads", "1", "--quiet", "--out", out]));
-    assert!(
-        ok.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ok.stderr)
-    );
+    // A sane count still runs, also where loading the scene works in parallel (a
+    // mesh body's start check: `--threads` used to fail there, the pool being taken).
+    for scene in ["square_drop", "lattice_drop"] {
+        let mut args = one_step(&["--threads", "1", "--quiet", "--out", out]);
+        args[1] = scene;
+        let (ok, _) = springsim(&args);
+        assert!(
+            ok.status.success(),
+            "{scene}: {}",
+            String::from_utf8_lossy(&ok.stderr)
+        );
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -188,18 +188,8 @@ struct Prepared {
 /// The scene, its backend (opened here, once) and the run options, or the error of a
 /// bad argument.
 fn prepare(args: &RunArgs) -> Result<Prepared, String> {
-    let overrides = scene::Override::parse_all(&args.set)?;
-    let mut scene = scene::load_with(&args.scene, &overrides).map_err(|e| e.to_string())?;
-    scene.print_warnings();
-    if let Some(pre) = args.preconditioner {
-        scene.model.solver.preconditioner = pre;
-    }
-    if let Some(p) = args.precision {
-        scene.model.solver.precision = p;
-    }
-    if let Some(ls) = args.linear_solver {
-        scene.linear_solver = ls;
-    }
+    // Before anything parallel runs (loading a mesh scene checks its start in
+    // parallel): rayon's global pool can be set up only once, before first use.
     if let Some(t) = args.threads {
         if t == 0 || t > max_threads() {
             return Err(format!(
@@ -211,6 +201,18 @@ fn prepare(args: &RunArgs) -> Result<Prepared, String> {
             .num_threads(t)
             .build_global()
             .map_err(|e| format!("--threads {t}: {e}"))?;
+    }
+    let overrides = scene::Override::parse_all(&args.set)?;
+    let mut scene = scene::load_with(&args.scene, &overrides).map_err(|e| e.to_string())?;
+    scene.print_warnings();
+    if let Some(pre) = args.preconditioner {
+        scene.model.solver.preconditioner = pre;
+    }
+    if let Some(p) = args.precision {
+        scene.model.solver.precision = p;
+    }
+    if let Some(ls) = args.linear_solver {
+        scene.linear_solver = ls;
     }
     let steps = scene.run_steps(args.steps, args.duration)?;
     let out_dir = args
