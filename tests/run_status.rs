@@ -3,6 +3,7 @@
 //! `summary.json`.
 
 mod common;
+use common::cli::read_summary as summary;
 use common::springsim;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -38,11 +39,6 @@ fn wait_until(poll_ms: u64, done: impl Fn() -> bool) {
         assert!(t0.elapsed().as_secs() < 60, "the run did not start");
         std::thread::sleep(std::time::Duration::from_millis(poll_ms));
     }
-}
-
-fn summary(dir: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();
-    serde_json::from_str(&text).unwrap()
 }
 
 /// A particle pulled sideways (gravity along x) near a wall whose CCD bound cannot be

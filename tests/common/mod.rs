@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod bad_scene;
+pub mod cli;
 pub mod gpu_pairs;
 pub mod implicit;
 pub mod mesh_files;
