@@ -4,15 +4,9 @@
 
 mod common;
 use common::cli::read_summary as summary;
-use common::springsim;
-use std::path::{Path, PathBuf};
+use common::{new_temp_dir as temp, springsim};
+use std::path::Path;
 use std::process::{Child, Command};
-
-fn temp(name: &str) -> PathBuf {
-    let d = common::temp_dir(name);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 /// Starts a long CPU run of `circle_balls` into `out` in the background.
 fn spawn_long_run(out: &Path) -> Child {

@@ -310,6 +310,13 @@ pub fn temp_dir(name: &str) -> std::path::PathBuf {
     d
 }
 
+/// [`temp_dir`], created: an empty folder for one test's files.
+pub fn new_temp_dir(name: &str) -> std::path::PathBuf {
+    let d = temp_dir(name);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
 /// Asserts `|a − b| ≤ rel·max(|a|, |b|) + abs`, naming `what`.
 pub fn assert_close(a: f64, b: f64, rel: f64, abs: f64, what: &str) {
     assert!(
