@@ -67,8 +67,7 @@ fn threads_out_of_bounds_are_refused() {
 
 #[test]
 fn out_that_is_a_file_is_refused_before_anything_runs() {
-    let dir = temp("outfile");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::new_temp_dir("cli_outfile");
     let file = dir.join("a_file");
     std::fs::write(&file, "keep me").unwrap();
     let f = file.to_str().unwrap();

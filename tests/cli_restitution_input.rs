@@ -3,6 +3,7 @@
 //! never as a NaN coefficient of restitution.
 
 mod common;
+use common::cli::springsim_out;
 use common::{springsim, temp_dir as temp};
 
 /// Runs `restitution ARGS` and checks the refusal: status 2, one line naming `parts`.
@@ -117,19 +118,10 @@ fn a_run_without_contact_is_reported_not_written_as_nan() {
     // ground in exact flight, which Newmark follows into the barrier; implicit Euler's
     // discrete flight turns 5 mm up and never touches.
     let dir = temp("restitution_no_contact");
-    let out = springsim(&[
-        "restitution",
-        "--g",
-        "5",
-        "--integrator",
-        "both",
-        "--sweep",
-        "kappa=10,100",
-        "--duration",
-        "3",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let out = springsim_out(
+        "restitution --g 5 --integrator both --sweep kappa=10,100 --duration 3",
+        &dir,
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");

@@ -3,13 +3,9 @@
 //! scene as run, loadable on its own from any folder.
 
 mod common;
+use common::cli::{read_summary as summary, springsim_out};
 use common::{springsim, temp_dir};
 use std::path::Path;
-
-fn summary(dir: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(dir.join("summary.json")).expect("summary.json");
-    serde_json::from_str(&text).expect("summary parses")
-}
 
 /// `springsim run SCENE --backend cpu --steps STEPS -q --set … --out OUT`, which
 /// must succeed.
@@ -127,14 +123,7 @@ fn bad_overrides_get_one_line_naming_the_set_and_field() {
 #[test]
 fn compare_takes_overrides_too() {
     let dir = temp_dir("set_compare");
-    let bad = springsim(&[
-        "compare",
-        "square_drop",
-        "--set",
-        "contact.kappa=-1",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let bad = springsim_out("compare square_drop --set contact.kappa=-1", &dir);
     let err = String::from_utf8_lossy(&bad.stderr);
     assert_eq!(bad.status.code(), Some(2), "{err}");
     assert!(

@@ -1,15 +1,11 @@
 //! The `restitution` and `plot` commands end to end: files written, PNGs that decode,
 //! tables printed, and bad input answered with a named error and a non-zero status.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn springsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_springsim"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+mod common;
+use common::cli::{assert_ok, springsim_out};
+use common::{springsim, temp_dir as temp};
+use std::path::Path;
+use std::process::Output;
 
 /// Runs the binary and asserts that it succeeded (its stderr is the message).
 fn springsim_ok(args: &[&str]) -> Output {
@@ -20,12 +16,6 @@ fn springsim_ok(args: &[&str]) -> Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
-}
-
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("springsim_{name}_{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
 }
 
 /// Decodes a PNG and returns (width, height, number of distinct colours seen).
@@ -43,19 +33,11 @@ fn png_info(path: &Path) -> (u32, u32, usize) {
 #[test]
 fn restitution_sweep_prints_its_table_and_writes_csv_and_png() {
     let dir = temp("restitution");
-    let out = springsim(&[
-        "restitution",
-        "--sweep",
-        "kappa=10,100,1000",
-        "--sweep",
-        "dhat=0.1,0.01",
-        "--integrator",
-        "both",
-        "--duration",
-        "2",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let out = springsim_out(
+        "restitution --sweep kappa=10,100,1000 --sweep dhat=0.1,0.01 --integrator both \
+         --duration 2",
+        &dir,
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -107,15 +89,7 @@ fn restitution_rejects_bad_arguments_by_name() {
 #[test]
 fn plot_turns_steps_csv_into_pngs() {
     let dir = temp("plot");
-    springsim_ok(&[
-        "run",
-        "ball_bounce",
-        "--steps",
-        "300",
-        "--quiet",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    assert_ok(&springsim_out("run ball_bounce --steps 300 --quiet", &dir));
     for f in [
         "gap",
         "velocity",
@@ -177,17 +151,10 @@ fn plot_turns_steps_csv_into_pngs() {
 #[test]
 fn plot_draws_friction_contacts_and_dissipation_for_a_friction_run() {
     let dir = temp("plot_friction");
-    springsim_ok(&[
-        "run",
-        "square_on_slope",
-        "--backend",
-        "cpu",
-        "--steps",
-        "120",
-        "--quiet",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    assert_ok(&springsim_out(
+        "run square_on_slope --backend cpu --steps 120 --quiet",
+        &dir,
+    ));
     springsim_ok(&["plot", dir.to_str().unwrap()]);
     for f in ["friction_contacts", "friction_dissipation"] {
         let (w, _, colours) = png_info(&dir.join(format!("{f}.png")));
@@ -196,17 +163,10 @@ fn plot_draws_friction_contacts_and_dissipation_for_a_friction_run() {
     }
     // A run without friction draws no friction plots.
     let plain = dir.join("plain");
-    springsim_ok(&[
-        "run",
-        "square_drop",
-        "--backend",
-        "cpu",
-        "--steps",
-        "40",
-        "--quiet",
-        "--out",
-        plain.to_str().unwrap(),
-    ]);
+    assert_ok(&springsim_out(
+        "run square_drop --backend cpu --steps 40 --quiet",
+        &plain,
+    ));
     springsim_ok(&["plot", plain.to_str().unwrap()]);
     assert!(!plain.join("friction_contacts.png").exists());
     let _ = std::fs::remove_dir_all(&dir);

@@ -2,9 +2,9 @@
 //! the square drop matches its PCG run, and the GPU refuses it.
 
 mod common;
+use common::cli::{assert_ok, springsim_out};
 use springsim::backend::cpu::{CpuBackend, LinearSolver};
 use springsim::newton::NewtonSystem;
-use std::process::Command;
 
 #[test]
 fn direct_and_pcg_directions_agree_in_2d_and_3d_with_fixed_nodes() {
@@ -34,13 +34,6 @@ fn direct_and_pcg_directions_agree_in_2d_and_3d_with_fixed_nodes() {
     }
 }
 
-fn springsim(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_springsim"))
-        .args(args)
-        .output()
-        .expect("run springsim")
-}
-
 fn trajectory(dir: &std::path::Path) -> Vec<f64> {
     std::fs::read_to_string(dir.join("trajectory.csv"))
         .unwrap()
@@ -61,21 +54,11 @@ fn square_drop_with_the_direct_solver_follows_the_pcg_run() {
     let mut runs = Vec::new();
     for solver in ["pcg", "direct"] {
         let out = base.join(solver);
-        let o = springsim(&[
-            "run",
-            "scenes/square_drop.toml",
-            "--backend",
-            "cpu",
-            "--linear-solver",
-            solver,
-            "--steps",
-            "500",
-            "--trajectory",
-            "--quiet",
-            "--out",
-            out.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let args = format!(
+            "run scenes/square_drop.toml --backend cpu --linear-solver {solver} \
+             --steps 500 --trajectory --quiet"
+        );
+        assert_ok(&springsim_out(&args, &out));
         runs.push(trajectory(&out));
     }
     assert_eq!(runs[0].len(), 501 * 25 * 2);
@@ -89,19 +72,10 @@ fn square_drop_with_the_direct_solver_follows_the_pcg_run() {
 
 #[test]
 fn the_gpu_backend_refuses_the_direct_solver_and_bad_names_are_errors() {
-    let o = springsim(&[
-        "run",
-        "square_drop",
-        "--backend",
-        "gpu",
-        "--linear-solver",
-        "direct",
-        "--steps",
-        "1",
-        "--quiet",
-        "--out",
-        "/tmp/springsim-never",
-    ]);
+    let o = springsim_out(
+        "run square_drop --backend gpu --linear-solver direct --steps 1 --quiet",
+        std::path::Path::new("/tmp/springsim-never"),
+    );
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr)
         .contains("direct linear solver runs on the CPU backend only"));

@@ -1,20 +1,14 @@
 //! The GPU-facing commands end to end: `devices`, `run --backend gpu`, `compare`.
 
 mod common;
+use common::cli::{assert_ok, read_summary, springsim_out};
 use common::springsim;
 use std::path::Path;
 
-/// Runs `springsim ARGS --quiet --out DIR`, asserts success, and returns the JSON
-/// file `json` it wrote in DIR.
-fn run_quiet(args: &[&str], dir: &Path, json: &str) -> serde_json::Value {
-    let mut all = args.to_vec();
-    all.extend_from_slice(&["--quiet", "--out", dir.to_str().unwrap()]);
-    let out = springsim(&all);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+/// Runs `springsim WORDS --quiet --out DIR` (`words` split at white space), asserts
+/// success, and returns the JSON file `json` it wrote in DIR.
+fn run_quiet(words: &str, dir: &Path, json: &str) -> serde_json::Value {
+    assert_ok(&springsim_out(&format!("{words} --quiet"), dir));
     serde_json::from_str(&std::fs::read_to_string(dir.join(json)).unwrap()).unwrap()
 }
 
@@ -44,16 +38,7 @@ fn gpu_run_names_its_adapter_and_counts_its_traffic() {
     }
     let dir = std::env::temp_dir().join(format!("springsim-gpu-run-{}", std::process::id()));
     let s = run_quiet(
-        &[
-            "run",
-            "square_drop",
-            "--backend",
-            "gpu",
-            "--steps",
-            "40",
-            "--set",
-            "contact.self_contact=false",
-        ],
+        "run square_drop --backend gpu --steps 40 --set contact.self_contact=false",
         &dir,
         "summary.json",
     );
@@ -88,19 +73,9 @@ fn compare_reports_close_trajectories() {
     }
     let dir = std::env::temp_dir().join(format!("springsim-compare-{}", std::process::id()));
     for mode in ["f32", "mixed", "f64"] {
-        let set = format!("solver.precision={mode}");
-        let r = run_quiet(
-            &[
-                "compare",
-                "scenes/square_drop.toml",
-                "--steps",
-                "60",
-                "--set",
-                &set,
-            ],
-            &dir,
-            "compare.json",
-        );
+        let args =
+            format!("compare scenes/square_drop.toml --steps 60 --set solver.precision={mode}");
+        let r = run_quiet(&args, &dir, "compare.json");
         assert_eq!(r["steps"], 60);
         assert_eq!(r["precision"], mode);
         assert_eq!(r["within_tolerance"], true, "{r}");
@@ -173,8 +148,6 @@ fn f64_modes_are_refused_without_f64_and_auto_falls_back_with_a_note() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("note: the GPU runs in f32"), "{err}");
-    let s: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
-    assert_eq!(s["precision"], "f32");
+    assert_eq!(read_summary(&dir)["precision"], "f32");
     std::fs::remove_dir_all(&dir).ok();
 }

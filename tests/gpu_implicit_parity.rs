@@ -102,19 +102,28 @@ fn kernel_parity_in(label: &str, text: &str, dhat: f64, choice: PrecisionChoice)
     eprintln!("{label}: {active} active nodes, CCD CPU {ccd_cpu:.4} GPU {ccd_gpu:.4}");
 }
 
+/// A scene for [`kernel_parity`]: `dim`-D, dt 0.01 s, d̂ 0.01 m, κ 100 and the
+/// `barrier` kind, the `[[walls]]` sections `walls`, then `count` particles of 1 kg
+/// drawn with `seed` within `spread` (m, along every axis) of the origin.
+fn particle_scene(
+    dim: usize,
+    barrier: &str,
+    walls: &str,
+    count: u32,
+    seed: u64,
+    spread: f64,
+) -> String {
+    let spread = vec![spread; dim];
+    format!(
+        "dimension = {dim}\n[solver]\ndt = 0.01\n[contact]\ndhat = 0.01\nkappa = 100.0\n\
+         barrier = \"{barrier}\"\n{walls}[[bodies]]\ngenerator = \"particle\"\nmass = 1.0\n\
+         count = {count}\nseed = {seed}\nspread = {spread:?}\n"
+    )
+}
+
 #[test]
 fn implicit_wall_kernels_match_their_cpu_twins_2d() {
-    kernel_parity(
-        "2D sextic and box",
-        r#"
-dimension = 2
-[solver]
-dt = 0.01
-[contact]
-dhat = 0.01
-kappa = 100.0
-barrier = "ipc"
-[[walls]]
+    let walls = r#"[[walls]]
 type = "implicit"
 shape = "sextic"
 radius = 15.0
@@ -122,30 +131,14 @@ radius = 15.0
 type = "implicit"
 expression = "min(9 - abs(x), 8 - abs(y + 0.5))"
 inside = "positive"
-[[bodies]]
-generator = "particle"
-mass = 1.0
-count = 300
-seed = 9
-spread = [9.0, 9.0]
-"#,
-        2.0,
-    );
+"#;
+    let text = particle_scene(2, "ipc", walls, 300, 9, 9.0);
+    kernel_parity("2D sextic and box", &text, 2.0);
 }
 
 #[test]
 fn implicit_wall_kernels_match_their_cpu_twins_3d() {
-    kernel_parity(
-        "3D ellipsoid and superellipse",
-        r#"
-dimension = 3
-[solver]
-dt = 0.01
-[contact]
-dhat = 0.01
-kappa = 100.0
-barrier = "book"
-[[walls]]
+    let walls = r#"[[walls]]
 type = "implicit"
 shape = "ellipsoid"
 semi_axes = [3.0, 2.5, 2.0]
@@ -154,39 +147,20 @@ type = "implicit"
 shape = "superellipse"
 semi_axes = [2.8, 2.8, 2.8]
 exponent = 3.5
-[[bodies]]
-generator = "particle"
-mass = 1.0
-count = 257
-seed = 2
-spread = [3.0, 3.0, 3.0]
-"#,
-        1.0,
-    );
+"#;
+    let text = particle_scene(3, "book", walls, 257, 2, 3.0);
+    kernel_parity("3D ellipsoid and superellipse", &text, 1.0);
 }
 
 #[test]
 fn transcendental_walls_match_in_f64_and_f32() {
-    let text = r#"
-dimension = 2
-[solver]
-dt = 0.01
-[contact]
-dhat = 0.01
-kappa = 100.0
-barrier = "ipc"
-[[walls]]
+    let walls = r#"[[walls]]
 type = "implicit"
 expression = "9 - x^2 - y^2 + 0.5*sin(2*x)*cos(y) + 0.2*exp(0.3*x) - 0.3*ln(1 + y^2) - 0.1*abs(x)^2.5"
 inside = "positive"
-[[bodies]]
-generator = "particle"
-mass = 1.0
-count = 300
-seed = 5
-spread = [2.2, 2.2]
 "#;
+    let text = particle_scene(2, "ipc", walls, 300, 5, 2.2);
     for choice in [PrecisionChoice::F64, PrecisionChoice::F32] {
-        kernel_parity_in(&format!("transcendental {choice:?}"), text, 6.0, choice);
+        kernel_parity_in(&format!("transcendental {choice:?}"), &text, 6.0, choice);
     }
 }

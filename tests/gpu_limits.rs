@@ -5,6 +5,7 @@
 //! found.
 
 mod common;
+use common::bad_scene::GOOD;
 use common::{gpu_backend, max_abs, max_diff, random_model};
 use springsim::backend::cpu::CpuBackend;
 use springsim::backend::gpu::{GpuBackend, GpuOptions};
@@ -16,25 +17,11 @@ const REL: f64 = 2e-5;
 
 #[test]
 fn a_million_node_square_fits_wgpu_default_limits() {
+    // The error tests' good scene, a million nodes and none fixed.
     let s = common::scene(
-        r#"
-dimension = 2
-[solver]
-dt = 0.01
-[contact]
-dhat = 0.01
-kappa = 1e5
-[[walls]]
-type = "plane"
-point = [0.0, -1.0]
-normal = [0.0, 1.0]
-[[bodies]]
-generator = "grid"
-size = [1.0, 1.0]
-cells = [1024, 1024]
-density = 1000.0
-spring_stiffness = 2e4
-"#,
+        &GOOD
+            .replace("cells = [4, 4]", "cells = [1024, 1024]")
+            .replace("fixed = [0, 24]\n", ""),
     );
     let n = s.model.num_nodes();
     assert!(n > 1_000_000);

@@ -221,25 +221,11 @@ fn springsim_run_takes_mas_on_the_gpu() {
         return;
     }
     let dir = common::temp_dir("gpu_mas_run");
-    let out = common::springsim(&[
-        "run",
-        "square_drop",
-        "--backend",
-        "gpu",
-        "--set",
-        "contact.self_contact=false",
-        "--preconditioner",
-        "mas",
-        "--steps",
-        "400",
-        "--quiet",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
-    let s: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let s = common::cli::run_summary(
+        "run square_drop --backend gpu --set contact.self_contact=false \
+         --preconditioner mas --steps 400 --quiet",
+        &dir,
+    );
     // The square lands (about step 300) and comes to rest on the ground.
     assert_eq!(s["status"], "completed", "{s}");
     assert_eq!(s["backend"], "gpu");

@@ -6,7 +6,7 @@
 
 mod common;
 use common::bad_scene::{expect, GOOD};
-use common::{assert_progress, gpu_backend, random_model};
+use common::{assert_progress, gpu_backend, max_diff, random_model};
 use springsim::backend::cpu::CpuBackend;
 use springsim::backend::gpu::GpuOptions;
 use springsim::bench::ladder::{Entry, Family};
@@ -45,13 +45,6 @@ fn run(
         }
     }
     (sim.backend().positions(), cg, newton, contact)
-}
-
-fn max_diff(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
 }
 
 #[test]

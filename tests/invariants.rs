@@ -73,6 +73,7 @@ fn cloth_drop_comes_to_rest_without_penetration() {
 
 fn free_square(integrator: &str) -> Scene {
     // A stretched square vibrating in free space: no walls, no gravity.
+    let body = common::grid_body([1.0, 1.0], [3, 3], 100.0, 1e3);
     common::scene(&format!(
         r#"
 dimension = 2
@@ -85,13 +86,7 @@ gravity = [0.0, 0.0]
 [contact]
 dhat = 0.01
 kappa = 1e5
-[[bodies]]
-generator = "grid"
-size = [1.0, 1.0]
-cells = [3, 3]
-density = 100.0
-spring_stiffness = 1e3
-velocity = [0.0, 0.0]
+{body}velocity = [0.0, 0.0]
 fixed = []
 "#
     ))

@@ -5,8 +5,9 @@
 //! twin is tested in tests/gpu_mas.rs).
 
 mod common;
-use common::assert_progress;
 use common::bad_scene::{expect, GOOD};
+use common::cli::{run_summary, springsim_out};
+use common::{assert_progress, max_diff};
 use springsim::backend::cpu::CpuBackend;
 use springsim::bench::ladder::{Entry, Family};
 use springsim::linear_solver::PreconditionerKind;
@@ -43,14 +44,6 @@ fn run(scene: &springsim::scene::Scene, steps: u64, label: &str) -> (Vec<f64>, u
         }
     }
     (sim.backend().positions(), cg, contact)
-}
-
-/// Largest componentwise difference (m).
-fn max_diff(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
 }
 
 #[test]
@@ -108,72 +101,32 @@ fn auto_gives_the_larger_bundled_squares_the_vcycle_on_the_cpu() {
     assert_eq!(per_node(small.model), 32);
     // What auto picked is named in the summary.
     let dir = common::temp_dir("auto_vcycle");
-    let o = common::springsim(&[
-        "run",
-        "square_64",
-        "--backend",
-        "cpu",
-        "--steps",
-        "1",
-        "-q",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let read = || -> serde_json::Value {
-        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
-    };
-    // The default linear solver factors a 4,225-node 2D square (cheaper than any PCG).
-    assert_eq!(read()["linear_solver"], "direct");
-    let o = common::springsim(&[
-        "run",
-        "square_64",
-        "--backend",
-        "cpu",
-        "--linear-solver",
-        "pcg",
-        "--steps",
-        "1",
-        "-q",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(read()["linear_solver"], "pcg, multigrid, eisenstat_walker");
+    let s = run_summary("run square_64 --backend cpu --steps 1 -q", &dir);
+    // The default linear solver switches between PCG (with the V-cycle auto picks at
+    // this size) and the factorisation.
+    assert_eq!(
+        s["linear_solver"],
+        "auto: pcg, multigrid, eisenstat_walker / direct"
+    );
+    let args = "run square_64 --backend cpu --linear-solver pcg --steps 1 -q";
+    let s = run_summary(args, &dir);
+    assert_eq!(s["linear_solver"], "pcg, multigrid, eisenstat_walker");
     std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn summary_json_names_the_direction_solver_as_run() {
     let dir = common::temp_dir("linear_solver_label");
-    let out = dir.to_str().unwrap();
     for (extra, label) in [
-        (vec![], "direct"),
-        (vec!["--linear-solver", "pcg"], "pcg, block_jacobi, fixed"),
-        (vec!["--preconditioner", "mas"], "pcg, mas, fixed"),
-        (
-            vec!["--preconditioner", "multigrid"],
-            "pcg, multigrid, fixed",
-        ),
-        (vec!["--linear-solver", "direct"], "direct"),
+        ("", "auto: pcg, block_jacobi, fixed / direct"),
+        ("--linear-solver pcg", "pcg, block_jacobi, fixed"),
+        ("--preconditioner mas", "pcg, mas, fixed"),
+        ("--preconditioner multigrid", "pcg, multigrid, fixed"),
+        ("--linear-solver direct", "direct"),
     ] {
-        let mut args = vec![
-            "run",
-            "square_drop",
-            "--backend",
-            "cpu",
-            "--steps",
-            "2",
-            "-q",
-        ];
-        args.extend(extra);
-        args.extend(["--out", out]);
-        let o = common::springsim(&args);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let s: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap())
-                .unwrap();
-        assert_eq!(s["linear_solver"], label, "{args:?}");
+        let args = format!("run square_drop --backend cpu --steps 2 -q {extra}");
+        let s = run_summary(&args, &dir);
+        assert_eq!(s["linear_solver"], label, "{args}");
     }
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -205,15 +158,8 @@ fn the_vcycle_takes_a_3d_lattice_through_its_contact_where_block_jacobi_does() {
 #[test]
 fn the_vcycle_on_the_gpu_is_refused_in_one_line_and_auto_runs_it_on_the_cpu() {
     let dir = common::temp_dir("vcycle_gpu");
-    let out = dir.to_str().unwrap();
-    let base = ["run", "square_drop", "--steps", "2", "-q", "--out", out];
-    let o = common::springsim(
-        &[
-            &base[..],
-            &["--backend", "gpu", "--preconditioner", "multigrid"],
-        ]
-        .concat(),
-    );
+    let base = "run square_drop --steps 2 -q --preconditioner multigrid";
+    let o = springsim_out(&format!("{base} --backend gpu"), &dir);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -222,16 +168,7 @@ fn the_vcycle_on_the_gpu_is_refused_in_one_line_and_auto_runs_it_on_the_cpu() {
         "{err}"
     );
     assert!(!dir.join("summary.json").exists(), "nothing is written");
-    let o = common::springsim(
-        &[
-            &base[..],
-            &["--backend", "auto", "--preconditioner", "multigrid"],
-        ]
-        .concat(),
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let s: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let s = run_summary(&format!("{base} --backend auto"), &dir);
     assert_eq!(s["backend"], "cpu");
     assert_eq!(s["linear_solver"], "pcg, multigrid, fixed");
     std::fs::remove_dir_all(&dir).ok();

@@ -84,8 +84,7 @@ fn mesh_scene(dir: &Path, dim: usize, file: &str, extra: &str) -> Scene {
 
 #[test]
 fn meshes_written_by_meshio_load_with_their_nodes_edges_and_mass() {
-    let dir = common::temp_dir("mesh_import");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::new_temp_dir("mesh_import");
     let Some(out) = common::run_python(WRITE_MESHES, &[dir.to_str().unwrap()]) else {
         return;
     };
@@ -282,8 +281,7 @@ fn fixed_where_selects_nodes_of_every_body_kind() {
 
 #[test]
 fn obj_polylines_become_ropes_and_need_a_contact_area_in_3d() {
-    let dir = common::temp_dir("mesh_rope");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::new_temp_dir("mesh_rope");
     // A rope of four segments (one `l` statement of five vertices) in the plane z = 0.
     let rope = "v 0 0 0\nv 0.1 0 0\nv 0.2 0.1 0\nv 0.3 0.1 0\nv 0.3 0.3 0\nl 1 2 3 4 5\n";
     std::fs::write(dir.join("rope.obj"), rope).unwrap();

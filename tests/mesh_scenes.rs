@@ -112,8 +112,7 @@ fn mesh_scenes_gpu_follows_the_cpu() {
 /// the horizon on the CPU with the invariants held, and the GPU follows it.
 #[test]
 fn a_2d_obj_triangle_mesh_lands_on_both_backends() {
-    let dir = common::temp_dir("obj2d");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::new_temp_dir("obj2d");
     // A 0.4 m square of 4 × 4 cells, each split into two triangles.
     let mut obj = String::new();
     for j in 0..5 {

@@ -85,10 +85,7 @@ fn bundled_scene_reproduces_the_seed_run() {
     let opts = RunOptions {
         steps: sc.default_steps.unwrap(),
         out_dir: dir.clone(),
-        trajectory: false,
-        frames: None,
-        progress: false,
-        stop_after_contact: None,
+        // No trajectory, frames, progress bar or early stop.
         ..Default::default()
     };
     assert_eq!(opts.steps, 1000);

@@ -85,10 +85,7 @@ fn a_run_with_a_ball_outside_a_wall_fails_naming_step_ball_and_gap() {
     let opts = RunOptions {
         steps: 100,
         out_dir: dir.clone(),
-        trajectory: false,
-        frames: None,
-        progress: false,
-        stop_after_contact: None,
+        // No trajectory, frames, progress bar or early stop.
         ..Default::default()
     };
     let err = springsim::run::run(&sc, None, &opts).unwrap_err();

@@ -6,7 +6,7 @@
 //! consumer checks are skipped (see `common::python`), except under CI.
 
 mod common;
-use common::{run_python, springsim, temp_dir};
+use common::{new_temp_dir, run_python, springsim, temp_dir};
 use std::path::Path;
 
 /// Runs `springsim run SCENE --backend cpu --steps STEPS --quiet --out DIR EXTRA…`
@@ -30,6 +30,14 @@ fn run(scene: &str, steps: u64, dir: &Path, extra: &[&str]) {
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Runs `script` with [`run_python`] and `args`; where a Python ran it, asserts that it
+/// printed `ok`.
+fn python_ok(script: &str, args: &[&str]) {
+    if let Some(out) = run_python(script, args) {
+        assert_eq!(out.trim(), "ok");
+    }
 }
 
 /// Python helpers shared by the checks: the CSV trajectory as [frames, nodes, dim].
@@ -158,9 +166,7 @@ for k, ds in enumerate(sets):
 print("ok")
 "#
         );
-        if let Some(out) = run_python(&script, &[dir.to_str().unwrap(), &dim.to_string()]) {
-            assert_eq!(out.trim(), "ok");
-        }
+        python_ok(&script, &[dir.to_str().unwrap(), &dim.to_string()]);
         std::fs::remove_dir_all(&dir).ok();
     }
 }
@@ -220,9 +226,7 @@ print("ok")
         );
         let flag = if springs { "1" } else { "0" };
         let args = [dir.to_str().unwrap(), &dim.to_string(), flag];
-        if let Some(out) = run_python(&script, &args) {
-            assert_eq!(out.trim(), "ok");
-        }
+        python_ok(&script, &args);
         std::fs::remove_dir_all(&dir).ok();
     }
 }
@@ -232,8 +236,7 @@ fn triangle_and_tetrahedron_cells_reach_vtu_and_ply() {
     use springsim::output::frames::wall_distances;
     use springsim::output::ply::write_ply_frame;
     use springsim::output::vtu::{write_vtu_frame, PointData};
-    let dir = temp_dir("cells");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = new_temp_dir("cells");
     let mut model = springsim::scene::load("lattice_drop").unwrap().model;
     let n = model.num_nodes() as u32;
     model.triangles = (0..n - 2).map(|i| [i, i + 1, i + 2]).collect();
@@ -280,17 +283,14 @@ print("ok")
     ]
     .map(|c| c.to_string());
     let args = [dir.to_str().unwrap(), &counts[0], &counts[1], &counts[2]];
-    if let Some(out) = run_python(&script, &args) {
-        assert_eq!(out.trim(), "ok");
-    }
+    python_ok(&script, &args);
     std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn an_interrupted_npy_still_loads() {
     use springsim::output::npy::{NpyWriter, Precision};
-    let dir = temp_dir("npy_cut");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = new_temp_dir("npy_cut");
     let path = dir.join("t.npy");
     let mut w = NpyWriter::create(path.clone(), &[4, 3], Precision::F64).unwrap();
     for k in 0..3 {
@@ -310,9 +310,7 @@ for mode in ("r", None):
     assert a.shape == (3, 4, 3) and np.array_equal(a.reshape(3, 12), want), a
 print("ok")
 "#;
-    if let Some(out) = run_python(script, &[path.to_str().unwrap()]) {
-        assert_eq!(out.trim(), "ok");
-    }
+    python_ok(script, &[path.to_str().unwrap()]);
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -96,8 +96,7 @@ fn check(backend: &str, tol: f64) {
             "resting bottom node at {y}, course: -0.990752"
         );
     }
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let summary = common::cli::read_summary(&out);
     assert_eq!(summary["first_contact_step"], 32);
     assert_eq!(summary["steps"], 500);
     assert!(summary["min_wall_distance"].as_f64().unwrap() > 0.0);

@@ -3,15 +3,10 @@
 //! `summary.json`.
 
 mod common;
-use common::springsim;
-use std::path::{Path, PathBuf};
+use common::cli::read_summary as summary;
+use common::{new_temp_dir as temp, springsim};
+use std::path::Path;
 use std::process::{Child, Command};
-
-fn temp(name: &str) -> PathBuf {
-    let d = common::temp_dir(name);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 /// Starts a long CPU run of `circle_balls` into `out` in the background.
 fn spawn_long_run(out: &Path) -> Child {
@@ -38,11 +33,6 @@ fn wait_until(poll_ms: u64, done: impl Fn() -> bool) {
         assert!(t0.elapsed().as_secs() < 60, "the run did not start");
         std::thread::sleep(std::time::Duration::from_millis(poll_ms));
     }
-}
-
-fn summary(dir: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();
-    serde_json::from_str(&text).unwrap()
 }
 
 /// A particle pulled sideways (gravity along x) near a wall whose CCD bound cannot be

@@ -4,6 +4,7 @@
 //! friction between the bodies, and bad keys are refused.
 
 mod common;
+use common::cli::{read_summary, springsim_out};
 use common::{springsim, temp_dir};
 
 fn text(o: &std::process::Output) -> String {
@@ -14,20 +15,11 @@ fn text(o: &std::process::Output) -> String {
     )
 }
 
-/// Runs `two_squares` for 60 steps with a trajectory into `dir`, with `extra` arguments.
-fn run_two_squares(dir: &std::path::Path, extra: &[&str]) {
-    let d = dir.to_str().unwrap();
-    let base = [
-        "run",
-        "two_squares",
-        "--steps",
-        "60",
-        "--trajectory",
-        "--quiet",
-        "--out",
-        d,
-    ];
-    let o = springsim(&[&base[..], extra].concat());
+/// Runs `two_squares` for 60 steps with a trajectory into `dir`, with the `extra`
+/// arguments (split at white space).
+fn run_two_squares(dir: &std::path::Path, extra: &str) {
+    let args = format!("run two_squares --steps 60 --trajectory --quiet {extra}");
+    let o = springsim_out(&args, dir);
     assert!(o.status.success(), "{}", text(&o));
 }
 
@@ -35,9 +27,8 @@ fn run_two_squares(dir: &std::path::Path, extra: &[&str]) {
 fn a_run_reports_its_pairs_and_check_verifies_it() {
     let dir = temp_dir("sc_run");
     let d = dir.to_str().unwrap();
-    run_two_squares(&dir, &["--frames", "30", "--frame-format", "vtu"]);
-    let s: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    run_two_squares(&dir, "--frames 30 --frame-format vtu");
+    let s = read_summary(&dir);
     assert_eq!(s["status"], "completed");
     assert_eq!(s["self_contact"], true);
     assert_eq!(s["intersection_checked_steps"], 60);
@@ -89,11 +80,9 @@ fn a_run_reports_its_pairs_and_check_verifies_it() {
 #[test]
 fn resting_contact_reuses_its_candidate_lists() {
     let dir = temp_dir("sc_reuse");
-    let d = dir.to_str().unwrap();
-    let o = springsim(&["run", "ropes_parallel", "--steps", "200", "-q", "--out", d]);
+    let o = springsim_out("run ropes_parallel --steps 200 -q", &dir);
     assert!(o.status.success(), "{}", text(&o));
-    let s: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let s = read_summary(&dir);
     let newton = s["newton_iterations"].as_u64().unwrap();
     let broad = s["contact_costs"]["broad_phases"].as_u64().unwrap();
     assert!(
@@ -107,7 +96,7 @@ fn resting_contact_reuses_its_candidate_lists() {
 fn check_finds_the_crossings_of_a_run_without_self_contact() {
     let dir = temp_dir("sc_off");
     let d = dir.to_str().unwrap();
-    run_two_squares(&dir, &["--set", "contact.self_contact=false"]);
+    run_two_squares(&dir, "--set contact.self_contact=false");
     let o = springsim(&["check", d]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let t = text(&o);
@@ -132,21 +121,7 @@ fn check_finds_the_crossings_of_a_run_without_self_contact() {
 #[test]
 fn friction_between_bodies_runs_on_the_gpu_backend() {
     let dir = temp_dir("sc_gpu");
-    let run = |backend: &str| {
-        let d = dir.to_str().unwrap();
-        springsim(&[
-            "run",
-            "two_squares",
-            "--backend",
-            backend,
-            "--steps",
-            "2",
-            "-q",
-            "--out",
-            d,
-        ])
-    };
-    let o = run("gpu");
+    let o = springsim_out("run two_squares --backend gpu --steps 2 -q", &dir);
     if std::env::var_os("CI").is_none() && text(&o).contains("adapter") {
         return; // no GPU adapter here (CI has lavapipe)
     }

@@ -35,8 +35,7 @@ fn gpu_variants_run_one_at_a_time_on_the_device() {
     assert!(o.status.success(), "{stderr}");
     assert!(stderr.contains("1 at a time"), "{stderr}");
     for dir in ["000-kappa=1e4", "001-kappa=1e5"] {
-        let text = std::fs::read_to_string(out.join(dir).join("summary.json")).unwrap();
-        let s: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let s = common::cli::read_summary(&out.join(dir));
         assert_eq!(s["backend"], "gpu", "{dir}");
         assert_eq!(s["status"], "completed", "{dir}");
         assert_eq!(s["steps"], 40, "{dir}");

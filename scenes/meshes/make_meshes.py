@@ -27,26 +27,27 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def disk():
-    gmsh.model.add("disk2d")
-    gmsh.model.occ.addDisk(0.0, 0.0, 0.0, 0.5, 0.5)
+def triangles_2d(name, add_shape):
+    """Meshes the 2D shape that `add_shape()` adds to a new model `name` with
+    triangles of at most 0.1 m and writes it as NAME.msh (MSH 4.1 ASCII) here."""
+    gmsh.model.add(name)
+    add_shape()
     gmsh.model.occ.synchronize()
     gmsh.option.setNumber("Mesh.MeshSizeMax", 0.1)
     gmsh.model.mesh.generate(2)
     gmsh.option.setNumber("Mesh.Binary", 0)
-    gmsh.write(os.path.join(HERE, "disk2d.msh"))
+    gmsh.write(os.path.join(HERE, name + ".msh"))
     gmsh.model.remove()
+
+
+def disk():
+    triangles_2d("disk2d", lambda: gmsh.model.occ.addDisk(0.0, 0.0, 0.0, 0.5, 0.5))
 
 
 def square():
-    gmsh.model.add("square2d")
-    gmsh.model.occ.addRectangle(0.0, 0.0, 0.0, 1.0, 1.0)
-    gmsh.model.occ.synchronize()
-    gmsh.option.setNumber("Mesh.MeshSizeMax", 0.1)
-    gmsh.model.mesh.generate(2)
-    gmsh.option.setNumber("Mesh.Binary", 0)
-    gmsh.write(os.path.join(HERE, "square2d.msh"))
-    gmsh.model.remove()
+    triangles_2d(
+        "square2d", lambda: gmsh.model.occ.addRectangle(0.0, 0.0, 0.0, 1.0, 1.0)
+    )
 
 
 def box():

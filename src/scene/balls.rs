@@ -3,7 +3,7 @@
 //! kept only when clear of every wall by more than d̂ (and the radius), velocity
 //! components uniform in `[−speed, speed]`.
 
-use super::builder::body_info;
+use super::builder::{body_info, GENERATOR_KEYS};
 use super::format::BodySection;
 use super::{Builder, SceneError};
 use crate::model::Model;
@@ -35,21 +35,11 @@ impl Builder<'_> {
         let p = |f: &str| format!("bodies.{bi}.{f}");
         let sec = format!("bodies.{bi}");
         let by = "random particles (count)";
-        self.reject_given(
-            &sec,
-            &[
-                ("size", b.size.is_some()),
-                ("cells", b.cells.is_some()),
-                ("density", b.density.is_some()),
-                ("spring_stiffness", b.spring_stiffness.is_some()),
-                ("velocity", b.velocity.is_some()),
-                ("fixed", !b.fixed.is_empty()),
-            ],
-            |_| {
-                "random particles take mass, radius, count, seed, center, spread and speed, not this key"
-                    .into()
-            },
-        )?;
+        let keys = [&GENERATOR_KEYS[..], &["velocity", "fixed"]].concat();
+        self.reject_body_keys(bi, b, &keys, |_| {
+            "random particles take mass, radius, count, seed, center, spread and speed, not this key"
+                .into()
+        })?;
         let count = self.required(&sec, "count", b.count, by)?;
         if count == 0 || count > 1_000_000 {
             return Err(self.err(

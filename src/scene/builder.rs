@@ -100,6 +100,19 @@ impl Builder<'_> {
         }
     }
 
+    /// [`Self::reject_given`] for body `bi`: rejects the first of the body keys `keys`
+    /// that `b` gives, at `bodies.{bi}.{key}`, with the reason `why(key)`.
+    pub(super) fn reject_body_keys(
+        &self,
+        bi: usize,
+        b: &BodySection,
+        keys: &[&str],
+        why: impl Fn(&str) -> String,
+    ) -> Result<(), SceneError> {
+        let given: Vec<(&str, bool)> = keys.iter().map(|k| (*k, body_key_given(b, k))).collect();
+        self.reject_given(&format!("bodies.{bi}"), &given, why)
+    }
+
     /// Rejects the first key of `keys` (name, whether the file gives it) that is
     /// given, at `{section}.{name}`, with the reason `why(name)`.
     pub(super) fn reject_given(
@@ -153,5 +166,38 @@ pub(super) fn body_info(
         first_node,
         nodes,
         springs,
+    }
+}
+
+/// The keys that shape and weigh the bodies of the `grid`, `lattice` and `cloth`
+/// generators, which particle bodies do not take.
+pub(super) const GENERATOR_KEYS: [&str; 4] = ["size", "cells", "density", "spring_stiffness"];
+
+/// The keys of particle bodies, which the other bodies do not take.
+pub(super) const PARTICLE_KEYS: [&str; 6] = ["mass", "radius", "count", "seed", "spread", "speed"];
+
+/// Whether `b` gives the body key `key` (for [`Builder::reject_body_keys`]): an
+/// optional key when present, `fixed` when not empty, `bending` when true.
+fn body_key_given(b: &BodySection, key: &str) -> bool {
+    match key {
+        "file" => b.file.is_some(),
+        "scale" => b.scale.is_some(),
+        "rotate" => b.rotate.is_some(),
+        "translate" => b.translate.is_some(),
+        "size" => b.size.is_some(),
+        "cells" => b.cells.is_some(),
+        "density" => b.density.is_some(),
+        "spring_stiffness" => b.spring_stiffness.is_some(),
+        "material_stiffness" => b.material_stiffness.is_some(),
+        "mass" => b.mass.is_some(),
+        "radius" => b.radius.is_some(),
+        "velocity" => b.velocity.is_some(),
+        "fixed" => !b.fixed.is_empty(),
+        "bending" => b.bending,
+        "count" => b.count.is_some(),
+        "seed" => b.seed.is_some(),
+        "spread" => b.spread.is_some(),
+        "speed" => b.speed.is_some(),
+        _ => unreachable!("body_key_given: no body key `{key}`"),
     }
 }

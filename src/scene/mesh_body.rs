@@ -2,7 +2,7 @@
 //! generated, masses, contact areas, fixed nodes and springs added to the [`Model`];
 //! and the memory check every body passes first.
 
-use super::builder::body_info;
+use super::builder::{body_info, PARTICLE_KEYS};
 use super::format::{fmt_num, BodySection, Generator};
 use super::{generators, memory, Builder, SceneError};
 use crate::collision::mesh::{cloth_triangles, grid_boundary, lattice_boundary};
@@ -47,16 +47,9 @@ impl Builder<'_> {
         if b.generator == Generator::Mesh {
             return self.add_mesh(model, bi, b);
         }
-        self.reject_given(
-            &format!("bodies.{bi}"),
-            &[
-                ("file", b.file.is_some()),
-                ("scale", b.scale.is_some()),
-                ("rotate", b.rotate.is_some()),
-                ("translate", b.translate.is_some()),
-            ],
-            |key| format!("only mesh bodies (generator = \"mesh\") take a {key}"),
-        )?;
+        self.reject_body_keys(bi, b, &["file", "scale", "rotate", "translate"], |key| {
+            format!("only mesh bodies (generator = \"mesh\") take a {key}")
+        })?;
         let (gen_dim, extents) = match b.generator {
             Generator::Grid => (2, 2),
             Generator::Lattice => (3, 3),
@@ -68,19 +61,10 @@ impl Builder<'_> {
             Generator::Mesh => unreachable!("mesh bodies are built by add_mesh"),
         };
         let what = format!("{:?} bodies", b.generator).to_lowercase();
+        self.reject_body_keys(bi, b, &PARTICLE_KEYS, |key| {
+            format!("only particle bodies take a {key}; {what} take a density")
+        })?;
         let body = format!("bodies.{bi}");
-        self.reject_given(
-            &body,
-            &[
-                ("mass", b.mass.is_some()),
-                ("radius", b.radius.is_some()),
-                ("count", b.count.is_some()),
-                ("seed", b.seed.is_some()),
-                ("spread", b.spread.is_some()),
-                ("speed", b.speed.is_some()),
-            ],
-            |key| format!("only particle bodies take a {key}; {what} take a density"),
-        )?;
         let b_size = self.required(&body, "size", b.size.as_ref(), &what)?;
         let b_cells = self.required(&body, "cells", b.cells.as_ref(), &what)?;
         if gen_dim != dim {

@@ -4,7 +4,7 @@
 //! springs (unique element edges, optional bending springs), contact areas and
 //! output cells added to the [`Model`].
 
-use super::builder::body_info;
+use super::builder::{body_info, PARTICLE_KEYS};
 use super::format::{fmt_num, BodySection};
 use super::{Builder, SceneError, BUNDLED_MESHES};
 use crate::mesh::{self, topology, Kind};
@@ -86,21 +86,11 @@ impl Builder<'_> {
     ) -> Result<(), SceneError> {
         let dim = model.dim;
         let p = |f: &str| format!("bodies.{bi}.{f}");
+        let keys = [&["size", "cells"][..], &PARTICLE_KEYS].concat();
+        self.reject_body_keys(bi, b, &keys, |key| {
+            format!("mesh bodies take their shape from `file` and take no {key}")
+        })?;
         let body = format!("bodies.{bi}");
-        self.reject_given(
-            &body,
-            &[
-                ("size", b.size.is_some()),
-                ("cells", b.cells.is_some()),
-                ("mass", b.mass.is_some()),
-                ("radius", b.radius.is_some()),
-                ("count", b.count.is_some()),
-                ("seed", b.seed.is_some()),
-                ("spread", b.spread.is_some()),
-                ("speed", b.speed.is_some()),
-            ],
-            |key| format!("mesh bodies take their shape from `file` and take no {key}"),
-        )?;
         let file = self.required(&body, "file", b.file.as_ref(), "mesh bodies")?;
         let (bytes, name) = self.mesh_bytes(&p("file"), file)?;
         let (m, kind, notes) =

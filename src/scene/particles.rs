@@ -6,7 +6,7 @@
 //! its centre. Walls are shared, so every particle of a scene has the same radius, and
 //! a scene with meshes has radius 0.
 
-use super::builder::body_info;
+use super::builder::{body_info, GENERATOR_KEYS};
 use super::format::{fmt_num, BodySection, ContactModel, ContactSection, Generator};
 use super::{Builder, SceneError};
 use crate::model::Model;
@@ -137,23 +137,11 @@ impl Builder<'_> {
     ) -> Result<(), SceneError> {
         let dim = model.dim;
         let p = |f: &str| format!("bodies.{bi}.{f}");
-        self.reject_given(
-            &format!("bodies.{bi}"),
-            &[
-                ("size", b.size.is_some()),
-                ("cells", b.cells.is_some()),
-                ("density", b.density.is_some()),
-                ("spring_stiffness", b.spring_stiffness.is_some()),
-                ("material_stiffness", b.material_stiffness.is_some()),
-                ("bending", b.bending),
-                ("spread", b.spread.is_some()),
-                ("speed", b.speed.is_some()),
-            ],
-            |_| {
-                "particle bodies are single nodes and take no such key (they take mass, radius, center, velocity)"
-                    .into()
-            },
-        )?;
+        let others = ["material_stiffness", "bending", "spread", "speed"];
+        self.reject_body_keys(bi, b, &[&GENERATOR_KEYS[..], &others].concat(), |_| {
+            "particle bodies are single nodes and take no such key (they take mass, radius, center, velocity)"
+                .into()
+        })?;
         let mass = self.positive(
             &p("mass"),
             self.required(&format!("bodies.{bi}"), "mass", b.mass, "particle bodies")?,

@@ -43,9 +43,7 @@ pub struct Dir(pub PathBuf);
 
 impl Dir {
     pub fn new(name: &str) -> Dir {
-        let d = super::temp_dir(name);
-        std::fs::create_dir_all(&d).unwrap();
-        Dir(d)
+        Dir(super::new_temp_dir(name))
     }
 
     /// The error of a scene of `dim` whose body reads `text` as `file`, with `extra`

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod bad_scene;
+pub mod cli;
 pub mod gpu_pairs;
 pub mod implicit;
 pub mod mesh_files;
@@ -28,23 +29,34 @@ impl Rng {
     }
 }
 
-/// The `[contact]` section of [`grid_scene`] and [`lattice_scene`]: d̂ 0.05 m, κ 1e4
-/// and the `barrier` kind.
-fn contact_section(barrier: &str) -> String {
-    format!("[contact]\ndhat = 0.05\nkappa = 1e4\nbarrier = \"{barrier}\"\n")
+/// The scene of [`grid_scene`] and [`lattice_scene`]: `dimension = dim`, dt 0.01 s,
+/// CG tolerance 1e-12 and the `solver` keys, d̂ 0.05 m, κ 1e4 and the `barrier` kind,
+/// then `rest` (walls and bodies).
+fn contact_scene(dim: usize, solver: &str, barrier: &str, rest: &str) -> Scene {
+    scene(&format!(
+        "dimension = {dim}\n[solver]\ndt = 0.01\ncg_tolerance = 1e-12\n{solver}\
+         [contact]\ndhat = 0.05\nkappa = 1e4\nbarrier = \"{barrier}\"\n{rest}"
+    ))
+}
+
+/// A `[[bodies]]` section: a `grid` body of `size` (m) and `cells`, `density` (kg/m²)
+/// and `spring_stiffness` (N/m), each number written as Rust's `{:?}` writes it.
+pub fn grid_body(size: [f64; 2], cells: [u32; 2], density: f64, stiffness: f64) -> String {
+    format!(
+        "[[bodies]]\ngenerator = \"grid\"\nsize = {size:?}\ncells = {cells:?}\n\
+         density = {density:?}\nspring_stiffness = {stiffness:?}\n"
+    )
 }
 
 /// A 2D scene: a 3×2-cell grid near a slanted wall and the ground, with options spliced in.
 pub fn grid_scene(barrier: &str, integrator: &str, extra_body: &str) -> Scene {
-    let contact = contact_section(barrier);
-    scene(&format!(
-        r#"
-dimension = 2
-[solver]
-dt = 0.01
-integrator = "{integrator}"
-cg_tolerance = 1e-12
-{contact}[[walls]]
+    let body = grid_body([0.9, 0.6], [3, 2], 100.0, 500.0);
+    contact_scene(
+        2,
+        &format!("integrator = \"{integrator}\"\n"),
+        barrier,
+        &format!(
+            r#"[[walls]]
 type = "plane"
 point = [0.0, -0.6]
 normal = [0.0, 1.0]
@@ -52,27 +64,19 @@ normal = [0.0, 1.0]
 type = "plane"
 point = [-0.8, 0.0]
 normal = [1.0, 0.3]
-[[bodies]]
-generator = "grid"
-size = [0.9, 0.6]
-cells = [3, 2]
-density = 100.0
-spring_stiffness = 500.0
-{extra_body}
+{body}{extra_body}
 "#
-    ))
+        ),
+    )
 }
 
 /// A 3D scene: a 2×1×2 lattice above the ground and beside a slanted wall.
 pub fn lattice_scene(barrier: &str) -> Scene {
-    let contact = contact_section(barrier);
-    scene(&format!(
-        r#"
-dimension = 3
-[solver]
-dt = 0.01
-cg_tolerance = 1e-12
-{contact}[[walls]]
+    contact_scene(
+        3,
+        "",
+        barrier,
+        r#"[[walls]]
 type = "plane"
 point = [0.0, -0.4, 0.0]
 normal = [0.0, 1.0, 0.0]
@@ -86,8 +90,8 @@ size = [0.6, 0.4, 0.5]
 cells = [2, 1, 2]
 density = 100.0
 spring_stiffness = 500.0
-"#
-    ))
+"#,
+    )
 }
 
 /// A random model with `n` nodes in `dim` dimensions, for kernel-against-twin tests:
@@ -303,6 +307,13 @@ pub fn sweep(args: &[&str], env: &[(&str, String)]) -> std::process::Output {
 pub fn temp_dir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("springsim_{name}_{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// [`temp_dir`], created: an empty folder for one test's files.
+pub fn new_temp_dir(name: &str) -> std::path::PathBuf {
+    let d = temp_dir(name);
+    std::fs::create_dir_all(&d).unwrap();
     d
 }
 
