@@ -7,7 +7,9 @@
 #
 #   scripts/solver-choice.sh [SPRINGSIM] [EXTRA RUN ARGS...] > table.md
 #
-# e.g. `scripts/solver-choice.sh target/release/springsim --threads 1`.
+# e.g. `scripts/solver-choice.sh target/release/springsim --threads 1`. With
+# VARIANTS=auto (a space-separated subset of auto, direct, block_jacobi, multigrid)
+# only those run, and a column of a variant left out says `–`.
 set -euo pipefail
 BIN=${1:-target/release/springsim}
 shift || true
@@ -26,27 +28,37 @@ variants=("auto:" "direct:--linear-solver direct"
     "multigrid:--linear-solver pcg --preconditioner multigrid")
 echo "| scene | nodes | auto ran | auto | direct | block-Jacobi | V-cycle | auto / best |"
 echo "|---|---:|---|---:|---:|---:|---:|---:|"
+n=0
 for c in "${cases[@]}"; do
     read -r -a args <<<"$c"
     row=()
+    n=$((n + 1))
     for v in "${variants[@]}"; do
         name=${v%%:*}
+        if [ -n "${VARIANTS:-}" ] && [[ " $VARIANTS " != *" $name "* ]]; then
+            row+=("-")
+            continue
+        fi
         read -r -a flags <<<"${v#*:}"
-        dir="$OUT/$name"
+        dir="$OUT/$n-$name"
         "$BIN" run "${args[@]}" --backend cpu "${flags[@]}" "$@" --quiet --out "$dir" >/dev/null 2>&1 || true
         row+=("$dir/summary.json")
     done
     python3 - "$c" "${row[@]}" <<'PY'
 import json, sys
 case, files = sys.argv[1], sys.argv[2:]
-s = [json.load(open(f)) for f in files]
-ms = [x["ms_per_step"] if x["status"] == "completed" else float("inf") for x in s]
-cell = lambda m, x: f"{m:.2f}" if m != float("inf") else x["status"]
-label = s[0]["linear_solver"]
-if s[0].get("direct_solves") and "auto" in label:
-    label += f" ({s[0]['direct_solves']} of {s[0]['newton_iterations']} directions factored)"
-print(f"| `{case}` | {s[0]['nodes']:,} | {label} | " + " | ".join(cell(m, x) for m, x in zip(ms, s))
-      + f" | {ms[0] / min(ms):.2f} |")
+s = [json.load(open(f)) if f != "-" else None for f in files]
+nan = float("nan")
+ms = [nan if x is None else x["ms_per_step"] if x["status"] == "completed" else float("inf") for x in s]
+cell = lambda m, x: "–" if x is None else f"{m:.2f}" if m != float("inf") else x["status"]
+first = next(x for x in s if x is not None)
+label = s[0]["linear_solver"] if s[0] else "–"
+if s[0] and "auto" in label:
+    label += f" ({s[0]['direct_solves']} directions factored)"
+others = [m for m in ms[1:] if m == m]
+ratio = f"{ms[0] / min(others):.2f}" if s[0] and others else "–"
+print(f"| `{case}` | {first['nodes']:,} | {label} | " + " | ".join(cell(m, x) for m, x in zip(ms, s))
+      + f" | {ratio} |")
 PY
 done
 rm -rf "$OUT"

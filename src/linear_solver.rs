@@ -31,10 +31,11 @@ impl LinearSolver {
 
     /// How a backend runs `self` for `model` ([`AutoChoice`]): `Pcg` and `Direct` as
     /// they are; `Auto` is `Pcg` on the GPU (`gpu`), where the scene names a
-    /// preconditioner (one asks for PCG), and above [`DIRECT_AUTO_MAX_NODES`] nodes, `Direct` where one factorisation of the
-    /// Newton matrix is estimated at most [`DIRECT_AUTO_FLOPS`] operations per node
+    /// preconditioner (one asks for PCG) and above [`DIRECT_AUTO_MAX_NODES`] nodes,
+    /// and elsewhere switches between the two by the CG iterations PCG needs, against
+    /// the estimated cost of one factorisation
     /// ([`crate::backend::cpu::direct_cost::factor_flops_per_node`], before contact
-    /// pairs), and switching between the two by the CG iterations PCG needs elsewhere.
+    /// pairs).
     pub fn resolve(self, model: &crate::model::Model, gpu: bool) -> AutoChoice {
         match self {
             LinearSolver::Pcg => AutoChoice::Pcg,
@@ -48,7 +49,6 @@ impl LinearSolver {
             }
             LinearSolver::Auto => {
                 match crate::backend::cpu::direct_cost::factor_flops_per_node(model) {
-                    Some(f) if f <= DIRECT_AUTO_FLOPS => AutoChoice::Direct,
                     Some(f) => AutoChoice::Switching {
                         factor_flops_per_node: f,
                     },
@@ -78,23 +78,9 @@ pub enum AutoChoice {
 
 /// Most nodes for which `--linear-solver auto` considers the direct solver: above
 /// it the symbolic analysis alone takes seconds and the factor's memory grows past
-/// PCG's (the 263,169-node square already factors slower than the V-cycle solves,
+/// PCG's (the 1,050,625-node square factors slower than the V-cycle solves,
 /// BENCHMARKS.md).
 pub const DIRECT_AUTO_MAX_NODES: usize = 300_000;
-
-/// Most estimated operations per node of one factorisation for which
-/// `--linear-solver auto` takes the direct solver on the CPU (BENCHMARKS.md, "The
-/// default linear solver", AMD EPYC 2 threads). A factorisation per Newton
-/// iteration beats PCG where CG needs many iterations per direction, and loses
-/// badly where it needs few (free fall, rest), so the rule is kept where the direct
-/// solver is at least even with PCG's best even on easy steps. Measured: direct is
-/// the fastest on the 2D squares to 66,049 nodes (4.6·10⁴ per node; 1.6× the
-/// V-cycle) and on the small lattices and sheets (1.5–1.6·10⁴); PCG on the
-/// 263,169-node square (9.4·10⁴, 1.9× in one step from rest), the 4,225-node sheet
-/// in free fall (1.2·10⁵, 16× over 20 steps) and the 1,331-node lattice (3.8·10⁵,
-/// 3.3×). The 2,562-node crumpling shell (3.3·10⁵) is the exception: direct is 1.4×
-/// faster there, because crumpling makes CG slow.
-pub const DIRECT_AUTO_FLOPS: f64 = 6.0e4;
 
 /// The preconditioner of the PCG direction solve (`[solver] preconditioner`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -167,31 +153,33 @@ mod auto_tests {
     use super::{multigrid_auto_nodes, AutoChoice, LinearSolver as L, PreconditionerKind as K};
 
     #[test]
-    fn auto_factors_cheap_systems_and_switches_on_costly_ones() {
+    fn auto_switches_by_the_factorisations_estimated_cost() {
         assert_eq!(L::default(), L::Auto);
         let load = |name: &str, cells: &str| {
             let o = crate::scene::Override::parse(&format!("bodies[0].cells={cells}")).unwrap();
             crate::scene::load_with(name, &[o]).unwrap().model
         };
-        // A 2D grid factors with little fill-in: direct, to beyond 66k nodes.
+        let flops = |m: &crate::model::Model| match L::Auto.resolve(m, false) {
+            AutoChoice::Switching {
+                factor_flops_per_node: f,
+            } => f,
+            other => panic!("{other:?}"),
+        };
+        // A 2D grid factors with little fill-in, a 3D lattice with much more: per
+        // node (2×2 or 3×3 blocks) ~5·10⁴ operations for the 66k-node square, ~4·10⁵
+        // for the 1,331-node lattice.
         let square = load("square_64", "[256, 256]");
-        assert_eq!(L::Auto.resolve(&square, false), AutoChoice::Direct);
+        let lattice = load("lattice_drop", "[10, 10, 10]");
+        let (fs, fl) = (flops(&square), flops(&lattice));
+        assert!((2e4..1e5).contains(&fs), "{fs}");
+        assert!((2e5..1e6).contains(&fl), "{fl}");
+        assert!(flops(&load("lattice_drop", "[4, 4, 4]")) < fl / 10.0);
         assert_eq!(L::Auto.resolve(&square, true), AutoChoice::Pcg, "GPU");
         assert_eq!(L::Pcg.resolve(&square, false), AutoChoice::Pcg);
         let mut named = square.clone();
         named.solver.preconditioner = K::Mas;
         assert_eq!(L::Auto.resolve(&named, false), AutoChoice::Pcg, "MAS named");
         assert_eq!(L::Direct.resolve(&named, false), AutoChoice::Direct);
-        // A 3D lattice fills in: from 10³ cells the CG count decides, step by step.
-        let lattice = load("lattice_drop", "[10, 10, 10]");
-        match L::Auto.resolve(&lattice, false) {
-            AutoChoice::Switching {
-                factor_flops_per_node: f,
-            } => assert!(f > 4.0 * super::DIRECT_AUTO_FLOPS, "{f}"),
-            other => panic!("{other:?}"),
-        }
-        let small = load("lattice_drop", "[4, 4, 4]");
-        assert_eq!(L::Auto.resolve(&small, false), AutoChoice::Direct);
     }
 
     #[test]

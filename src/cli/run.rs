@@ -76,8 +76,8 @@ pub struct RunArgs {
     pub threads: Option<usize>,
     /// Newton direction solver (default: the scene's `[solver] linear_solver`, else
     /// auto); `direct` is sparse Cholesky (CPU backend only), `pcg` preconditioned CG,
-    /// and `auto` takes `direct` on the CPU where one factorisation is cheap (2D
-    /// meshes to about 100,000 nodes, small 3D ones) and `pcg` elsewhere.
+    /// and `auto` switches between the two on the CPU step by step (PCG while its CG
+    /// counts stay below a factorisation's estimated cost) and is `pcg` on the GPU.
     #[arg(long, value_enum)]
     pub linear_solver: Option<LinearSolver>,
     /// Preconditioner of the PCG solve (default: the scene's `[solver]

@@ -4,14 +4,19 @@
 //! iterations, few in free fall or at rest and many where a body crumples or presses
 //! into contact. So the backend runs PCG, and from a step whose directions took
 //! more CG iterations than [`SwitchingSolver::break_even`] on it runs the
-//! factorisation, going back to PCG for one probe step every [`PROBE_EVERY`] steps
-//! to see whether CG has become cheap again. Every decision is taken from counts
+//! factorisation, going back to PCG for one probe step after [`PROBE_EVERY`] steps
+//! to see whether CG has become cheap again; each probe that finds PCG still dearer
+//! doubles the wait before the next (up to [`PROBE_MAX`]), so a run that stays
+//! expensive pays for a few probes only. Every decision is taken from counts
 //! (CG iterations, directions, steps), never from clocks, so a run is reproducible.
 
 use crate::model::Model;
 
-/// Steps the factorisation runs before PCG is probed again for one step.
+/// Steps the factorisation runs before PCG is first probed again for one step.
 pub const PROBE_EVERY: u32 = 16;
+
+/// Most steps between two probes.
+pub const PROBE_MAX: u32 = 1024;
 
 /// What one operation of a factorisation costs, in operations of a CG iteration:
 /// a supernodal factorisation runs dense kernels, CG gathers node blocks from
@@ -29,6 +34,10 @@ pub struct SwitchingSolver {
     pub direct: bool,
     /// Factorisation steps left before the next PCG probe.
     probe_in: u32,
+    /// The wait before the next probe after this one (doubling while probes lose).
+    probe_wait: u32,
+    /// Whether the current step is a probe.
+    probing: bool,
     /// CG iterations and directions of the current step.
     step_cg: u64,
     step_directions: u64,
@@ -50,6 +59,8 @@ impl SwitchingSolver {
                 / (cg_flops * preconditioner_weight),
             direct: false,
             probe_in: 0,
+            probe_wait: PROBE_EVERY,
+            probing: false,
             step_cg: 0,
             step_directions: 0,
         }
@@ -67,13 +78,20 @@ impl SwitchingSolver {
             self.probe_in = self.probe_in.saturating_sub(1);
             if self.probe_in == 0 {
                 self.direct = false;
+                self.probing = true;
             }
         } else if self.step_directions > 0 {
             let per_direction = self.step_cg as f64 / self.step_directions as f64;
             if per_direction > self.break_even {
+                if self.probing {
+                    self.probe_wait = (2 * self.probe_wait).min(PROBE_MAX);
+                } else {
+                    self.probe_wait = PROBE_EVERY;
+                }
                 self.direct = true;
-                self.probe_in = PROBE_EVERY;
+                self.probe_in = self.probe_wait;
             }
+            self.probing = false;
         }
         self.step_cg = 0;
         self.step_directions = 0;
@@ -89,13 +107,25 @@ mod tests {
             break_even,
             direct: false,
             probe_in: 0,
+            probe_wait: PROBE_EVERY,
+            probing: false,
             step_cg: 0,
             step_directions: 0,
         }
     }
 
+    /// Steps on the factorisation before the next probe, from a direct step.
+    fn direct_steps(s: &mut SwitchingSolver) -> u32 {
+        let mut n = 0;
+        while s.direct {
+            n += 1;
+            s.begin_step();
+        }
+        n
+    }
+
     #[test]
-    fn switches_on_expensive_steps_and_probes_back() {
+    fn switches_on_expensive_steps_and_probes_back_ever_less_often() {
         let mut s = solver(50.0);
         s.begin_step();
         assert!(!s.direct, "the first step runs PCG");
@@ -107,16 +137,21 @@ mod tests {
         s.record(30);
         s.begin_step();
         assert!(s.direct, "55 per direction is");
-        for _ in 1..PROBE_EVERY {
+        assert_eq!(direct_steps(&mut s), PROBE_EVERY, "then a PCG probe");
+        // A probe that is still expensive doubles the wait, up to PROBE_MAX.
+        for wait in [2, 4, 8, 16, 32, 64, 64] {
+            s.record(99);
             s.begin_step();
-            assert!(s.direct);
+            assert_eq!(direct_steps(&mut s), (wait * PROBE_EVERY).min(PROBE_MAX));
         }
-        s.begin_step();
-        assert!(!s.direct, "a PCG probe after PROBE_EVERY steps");
+        // A probe that finds CG cheap stays on PCG; the next switch waits PROBE_EVERY.
         s.record(5);
         s.begin_step();
         assert!(!s.direct, "cheap again: stays on PCG");
         s.begin_step();
         assert!(!s.direct, "a step with no direction keeps the solver");
+        s.record(60);
+        s.begin_step();
+        assert_eq!(direct_steps(&mut s), PROBE_EVERY);
     }
 }

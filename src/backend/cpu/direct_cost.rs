@@ -1,7 +1,8 @@
 //! What a sparse Cholesky factorisation of a model's Newton matrix would cost,
 //! estimated before any is made: the symbolic analysis (fill-reducing ordering and
 //! the factor's pattern) of the node graph (one entry per node and per spring).
-//! `--linear-solver auto` compares it with [`crate::linear_solver::DIRECT_AUTO_FLOPS`].
+//! `--linear-solver auto` weighs it against PCG's iterations
+//! ([`super::auto_solver::SwitchingSolver`]).
 
 use crate::model::Model;
 use faer::sparse::linalg::cholesky::{
