@@ -6,9 +6,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum LinearSolver {
-    /// The one expected faster for the model (the default): on the CPU backend
-    /// `direct` where the factorisation is cheap ([`LinearSolver::resolve`]), `pcg`
-    /// elsewhere; `pcg` on the GPU backend.
+    /// The one expected faster, step by step (the default): on the CPU backend PCG
+    /// or the factorisation by CG counts
+    /// ([`crate::backend::cpu::auto_solver::resolve`]); `pcg` on the GPU backend.
     #[default]
     Auto,
     /// Preconditioned conjugate gradients, matrix-free (both backends), with the
@@ -28,59 +28,7 @@ impl LinearSolver {
             LinearSolver::Direct => "direct",
         }
     }
-
-    /// How a backend runs `self` for `model` ([`AutoChoice`]): `Pcg` and `Direct` as
-    /// they are; `Auto` is `Pcg` on the GPU (`gpu`), where the scene names a
-    /// preconditioner (one asks for PCG) and above [`DIRECT_AUTO_MAX_NODES`] nodes,
-    /// and elsewhere switches between the two by the CG iterations PCG needs, against
-    /// the estimated cost of one factorisation
-    /// ([`crate::backend::cpu::direct_cost::factor_flops_per_node`], before contact
-    /// pairs).
-    pub fn resolve(self, model: &crate::model::Model, gpu: bool) -> AutoChoice {
-        match self {
-            LinearSolver::Pcg => AutoChoice::Pcg,
-            LinearSolver::Direct => AutoChoice::Direct,
-            LinearSolver::Auto
-                if gpu
-                    || model.solver.preconditioner != PreconditionerKind::Auto
-                    || model.num_nodes() > DIRECT_AUTO_MAX_NODES =>
-            {
-                AutoChoice::Pcg
-            }
-            LinearSolver::Auto => {
-                match crate::backend::cpu::direct_cost::factor_flops_per_node(model) {
-                    Some(f) => AutoChoice::Switching {
-                        factor_flops_per_node: f,
-                    },
-                    None => AutoChoice::Pcg,
-                }
-            }
-        }
-    }
 }
-
-/// What [`LinearSolver::resolve`] makes of a solver for one model.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum AutoChoice {
-    /// PCG throughout.
-    Pcg,
-    /// The sparse factorisation throughout.
-    Direct,
-    /// PCG while its directions take few CG iterations, the factorisation while they
-    /// take many (`crate::backend::cpu::auto_solver`): a factorisation costs about
-    /// the same whatever the state, CG's count grows where the body crumples or
-    /// presses into contact.
-    Switching {
-        /// The estimated operations per node of one factorisation.
-        factor_flops_per_node: f64,
-    },
-}
-
-/// Most nodes for which `--linear-solver auto` considers the direct solver: above
-/// it the symbolic analysis alone takes seconds and the factor's memory grows past
-/// PCG's (the 1,050,625-node square factors slower than the V-cycle solves,
-/// BENCHMARKS.md).
-pub const DIRECT_AUTO_MAX_NODES: usize = 300_000;
 
 /// The preconditioner of the PCG direction solve (`[solver] preconditioner`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -150,37 +98,7 @@ impl PreconditionerKind {
 
 #[cfg(test)]
 mod auto_tests {
-    use super::{multigrid_auto_nodes, AutoChoice, LinearSolver as L, PreconditionerKind as K};
-
-    #[test]
-    fn auto_switches_by_the_factorisations_estimated_cost() {
-        assert_eq!(L::default(), L::Auto);
-        let load = |name: &str, cells: &str| {
-            let o = crate::scene::Override::parse(&format!("bodies[0].cells={cells}")).unwrap();
-            crate::scene::load_with(name, &[o]).unwrap().model
-        };
-        let flops = |m: &crate::model::Model| match L::Auto.resolve(m, false) {
-            AutoChoice::Switching {
-                factor_flops_per_node: f,
-            } => f,
-            other => panic!("{other:?}"),
-        };
-        // A 2D grid factors with little fill-in, a 3D lattice with much more: per
-        // node (2×2 or 3×3 blocks) ~5·10⁴ operations for the 66k-node square, ~4·10⁵
-        // for the 1,331-node lattice.
-        let square = load("square_64", "[256, 256]");
-        let lattice = load("lattice_drop", "[10, 10, 10]");
-        let (fs, fl) = (flops(&square), flops(&lattice));
-        assert!((2e4..1e5).contains(&fs), "{fs}");
-        assert!((2e5..1e6).contains(&fl), "{fl}");
-        assert!(flops(&load("lattice_drop", "[4, 4, 4]")) < fl / 10.0);
-        assert_eq!(L::Auto.resolve(&square, true), AutoChoice::Pcg, "GPU");
-        assert_eq!(L::Pcg.resolve(&square, false), AutoChoice::Pcg);
-        let mut named = square.clone();
-        named.solver.preconditioner = K::Mas;
-        assert_eq!(L::Auto.resolve(&named, false), AutoChoice::Pcg, "MAS named");
-        assert_eq!(L::Direct.resolve(&named, false), AutoChoice::Direct);
-    }
+    use super::{multigrid_auto_nodes, PreconditionerKind as K};
 
     #[test]
     fn auto_takes_the_vcycle_on_large_cpu_scenes_only() {

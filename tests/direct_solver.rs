@@ -1,5 +1,6 @@
 //! `--linear-solver direct`: the sparse Cholesky direction equals the PCG direction,
-//! the square drop matches its PCG run, and the GPU refuses it.
+//! the square drop matches its PCG run, and the GPU refuses it; `auto` weighs the
+//! factorisation by its estimated cost.
 
 mod common;
 use common::cli::{assert_ok, springsim_out};
@@ -97,4 +98,39 @@ fn the_gpu_backend_refuses_the_direct_solver_and_bad_names_are_errors() {
     );
     let s = springsim::scene::parse(&good, "ok.toml", "ok").unwrap();
     assert_eq!(s.linear_solver, LinearSolver::Direct);
+}
+
+#[test]
+fn auto_switches_by_the_factorisations_estimated_cost() {
+    use springsim::backend::cpu::auto_solver::{resolve, AutoChoice};
+    use springsim::linear_solver::PreconditionerKind;
+    assert_eq!(LinearSolver::default(), LinearSolver::Auto);
+    let load = |name: &str, cells: &str| {
+        let o = springsim::scene::Override::parse(&format!("bodies[0].cells={cells}")).unwrap();
+        springsim::scene::load_with(name, &[o]).unwrap().model
+    };
+    let flops = |m: &springsim::model::Model| match resolve(LinearSolver::Auto, m, false) {
+        AutoChoice::Switching {
+            factor_flops_per_node: f,
+        } => f,
+        other => panic!("{other:?}"),
+    };
+    // A 2D grid factors with little fill-in, a 3D lattice with much more: per node
+    // (2×2 or 3×3 blocks) ~5·10⁴ operations for the 66k-node square, ~4·10⁵ for the
+    // 1,331-node lattice.
+    let square = load("square_64", "[256, 256]");
+    let lattice = load("lattice_drop", "[10, 10, 10]");
+    let (fs, fl) = (flops(&square), flops(&lattice));
+    assert!((2e4..1e5).contains(&fs), "{fs}");
+    assert!((2e5..1e6).contains(&fl), "{fl}");
+    assert!(flops(&load("lattice_drop", "[4, 4, 4]")) < fl / 10.0);
+    let gpu = resolve(LinearSolver::Auto, &square, true);
+    assert_eq!(gpu, AutoChoice::Pcg, "GPU");
+    assert_eq!(resolve(LinearSolver::Pcg, &square, false), AutoChoice::Pcg);
+    let mut named = square.clone();
+    named.solver.preconditioner = PreconditionerKind::Mas;
+    let auto_named = resolve(LinearSolver::Auto, &named, false);
+    assert_eq!(auto_named, AutoChoice::Pcg, "MAS named");
+    let direct = resolve(LinearSolver::Direct, &named, false);
+    assert_eq!(direct, AutoChoice::Direct);
 }

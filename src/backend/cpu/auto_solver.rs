@@ -10,7 +10,56 @@
 //! expensive pays for a few probes only. Every decision is taken from counts
 //! (CG iterations, directions, steps), never from clocks, so a run is reproducible.
 
+use crate::linear_solver::{LinearSolver, PreconditionerKind};
 use crate::model::Model;
+
+/// How a backend runs `solver` for `model` ([`AutoChoice`]): `Pcg` and `Direct` as
+/// they are; `Auto` is `Pcg` on the GPU (`gpu`), where the scene names a
+/// preconditioner (one asks for PCG) and above [`DIRECT_AUTO_MAX_NODES`] nodes, and
+/// elsewhere switches between the two by the CG iterations PCG needs, against the
+/// estimated cost of one factorisation ([`super::direct_cost::factor_flops_per_node`],
+/// before contact pairs).
+pub fn resolve(solver: LinearSolver, model: &Model, gpu: bool) -> AutoChoice {
+    match solver {
+        LinearSolver::Pcg => AutoChoice::Pcg,
+        LinearSolver::Direct => AutoChoice::Direct,
+        LinearSolver::Auto
+            if gpu
+                || model.solver.preconditioner != PreconditionerKind::Auto
+                || model.num_nodes() > DIRECT_AUTO_MAX_NODES =>
+        {
+            AutoChoice::Pcg
+        }
+        LinearSolver::Auto => match super::direct_cost::factor_flops_per_node(model) {
+            Some(f) => AutoChoice::Switching {
+                factor_flops_per_node: f,
+            },
+            None => AutoChoice::Pcg,
+        },
+    }
+}
+
+/// What [`resolve`] makes of a solver for one model.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AutoChoice {
+    /// PCG throughout.
+    Pcg,
+    /// The sparse factorisation throughout.
+    Direct,
+    /// PCG while its directions take few CG iterations, the factorisation while they
+    /// take many ([`SwitchingSolver`]): a factorisation costs about the same whatever
+    /// the state, CG's count grows where the body crumples or presses into contact.
+    Switching {
+        /// The estimated operations per node of one factorisation.
+        factor_flops_per_node: f64,
+    },
+}
+
+/// Most nodes for which `--linear-solver auto` considers the direct solver: above
+/// it the symbolic analysis alone takes seconds and the factor's memory grows past
+/// PCG's (the 1,050,625-node square factors slower than the V-cycle solves,
+/// BENCHMARKS.md).
+pub const DIRECT_AUTO_MAX_NODES: usize = 300_000;
 
 /// Steps the factorisation runs before PCG is first probed again for one step.
 pub const PROBE_EVERY: u32 = 16;

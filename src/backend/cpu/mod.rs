@@ -173,13 +173,13 @@ impl CpuBackend {
 
     /// Chooses how Newton directions are solved (PCG, or `Direct`: the sparse
     /// Cholesky of [`crate::linear_solver`]); `Auto` is resolved here, by the model
-    /// ([`LinearSolver::resolve`]), and may switch between the two step by step
-    /// ([`auto_solver`]).
+    /// ([`auto_solver::resolve`]), and may switch between the two step by step
+    /// ([`auto_solver::SwitchingSolver`]).
     pub fn with_linear_solver(mut self, solver: LinearSolver) -> Self {
-        use crate::linear_solver::AutoChoice;
+        use auto_solver::AutoChoice;
         self.switching = None;
         self.linear_solver = LinearSolver::Pcg;
-        match solver.resolve(&self.model, false) {
+        match auto_solver::resolve(solver, &self.model, false) {
             AutoChoice::Pcg => {}
             AutoChoice::Direct => {
                 self.linear_solver = LinearSolver::Direct;
