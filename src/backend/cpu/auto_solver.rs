@@ -69,9 +69,11 @@ pub const PROBE_MAX: u32 = 1024;
 
 /// What one operation of a factorisation costs, in operations of a CG iteration:
 /// a supernodal factorisation runs dense kernels, CG gathers node blocks from
-/// memory. Measured on the AMD EPYC, 2 threads (BENCHMARKS.md, "The default linear
-/// solver"): 2.9·10⁻⁸ ms per factorisation operation on the crumpling shell and
-/// 5.3·10⁻⁸ on the 9,261-node lattice, against 1.5·10⁻⁶ ms per CG operation.
+/// memory. Measured on the AMD EPYC, 2 threads: 5.3·10⁻⁸ ms per estimated
+/// factorisation operation on the 9,261-node lattice (2.3 s per factorisation,
+/// BENCHMARKS.md's ladder), against about 1.5·10⁻⁶ ms per CG operation (issue 26's
+/// 2,930-node shell: 1,358 ms per step over 2,574 block-Jacobi iterations, Newton's
+/// other work included); 0.035, rounded down.
 pub const FACTOR_OPERATION_WEIGHT: f64 = 0.03;
 
 /// The switching state of a CPU backend whose linear solver is `auto`.
