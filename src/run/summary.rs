@@ -33,8 +33,9 @@ pub struct Summary {
     #[serde(default)]
     pub precision: String,
     /// The Newton direction solver as run (`--linear-solver auto` and the
-    /// preconditioner's `auto` resolved): `direct`, or `pcg` with its preconditioner and CG tolerance rule, e.g. `pcg, mas, fixed`; `none` for
-    /// the impulse scheme.
+    /// preconditioner's `auto` resolved): `direct`, `pcg` with its preconditioner and
+    /// CG tolerance rule (e.g. `pcg, mas, fixed`), `auto: pcg, … / direct` where the
+    /// CPU switches between the two; `none` for the impulse scheme.
     #[serde(default)]
     pub linear_solver: String,
     /// Spatial dimension.

@@ -105,9 +105,16 @@ impl SwitchingSolver {
         // Per node and CG iteration: the node block and two blocks per spring end
         // applied (the product and the preconditioner), and a few vector updates.
         let cg_flops = dim * dim * (1.0 + 2.0 * model.springs.len() as f64 / n) + 8.0 * dim;
+        Self::starting(
+            factor_flops_per_node * FACTOR_OPERATION_WEIGHT / (cg_flops * preconditioner_weight),
+        )
+    }
+
+    /// The state before the first step, on PCG, switching above `break_even` CG
+    /// iterations per direction.
+    fn starting(break_even: f64) -> Self {
         Self {
-            break_even: factor_flops_per_node * FACTOR_OPERATION_WEIGHT
-                / (cg_flops * preconditioner_weight),
+            break_even,
             direct: false,
             probe_in: 0,
             probe_wait: PROBE_EVERY,
@@ -153,18 +160,6 @@ impl SwitchingSolver {
 mod tests {
     use super::*;
 
-    fn solver(break_even: f64) -> SwitchingSolver {
-        SwitchingSolver {
-            break_even,
-            direct: false,
-            probe_in: 0,
-            probe_wait: PROBE_EVERY,
-            probing: false,
-            step_cg: 0,
-            step_directions: 0,
-        }
-    }
-
     /// Steps on the factorisation before the next probe, from a direct step.
     fn direct_steps(s: &mut SwitchingSolver) -> u32 {
         let mut n = 0;
@@ -177,7 +172,7 @@ mod tests {
 
     #[test]
     fn switches_on_expensive_steps_and_probes_back_ever_less_often() {
-        let mut s = solver(50.0);
+        let mut s = SwitchingSolver::starting(50.0);
         s.begin_step();
         assert!(!s.direct, "the first step runs PCG");
         s.record(40);
