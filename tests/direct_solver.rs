@@ -110,9 +110,7 @@ fn auto_switches_by_the_factorisations_estimated_cost() {
         springsim::scene::load_with(name, &[o]).unwrap().model
     };
     let flops = |m: &springsim::model::Model| match resolve(LinearSolver::Auto, m, false) {
-        AutoChoice::Switching {
-            factor_flops_per_node: f,
-        } => f,
+        AutoChoice::Switching { factor } => factor.flops_per_node,
         other => panic!("{other:?}"),
     };
     // A 2D grid factors with little fill-in, a 3D lattice with much more: per node

@@ -106,7 +106,7 @@ fn auto_gives_the_larger_bundled_squares_the_vcycle_on_the_cpu() {
     // this size) and the factorisation.
     assert_eq!(
         s["linear_solver"],
-        "auto: pcg, multigrid, eisenstat_walker / direct"
+        "auto: pcg, block_jacobi | multigrid, eisenstat_walker / direct"
     );
     let args = "run square_64 --backend cpu --linear-solver pcg --steps 1 -q";
     let s = run_summary(args, &dir);

@@ -140,6 +140,8 @@ fn linear_solver_label(scene: &Scene, backend: &str, chosen: Chosen) -> String {
                 ..chosen
             },
         );
+        // With the V-cycle, auto's PCG runs block-Jacobi too (backend::cpu::switching::Route).
+        let pcg = pcg.replacen("multigrid", "block_jacobi | multigrid", 1);
         return format!("auto: {pcg} / direct");
     }
     let s = &scene.model.solver;

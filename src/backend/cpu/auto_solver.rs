@@ -1,15 +1,17 @@
-//! `--linear-solver auto` between PCG and the sparse factorisation, step by step.
+//! `--linear-solver auto`: which direction solver a CPU backend runs ([`resolve`]),
+//! and the cost model its step-by-step switching ([`super::switching`]) weighs the
+//! routes with, in block-Jacobi CG iterations.
 //!
 //! A factorisation costs about the same at every Newton iteration; PCG costs its CG
 //! iterations, few in free fall or at rest and many where a body crumples or presses
-//! into contact. So the backend runs PCG, and from a step whose directions took
-//! more CG iterations than [`SwitchingSolver::break_even`] on it runs the
-//! factorisation, going back to PCG for one probe step after [`PROBE_EVERY`] steps
-//! to see whether CG has become cheap again; each probe that finds PCG still dearer
-//! doubles the wait before the next (up to [`PROBE_MAX`]), so a run that stays
-//! expensive pays for a few probes only. Every decision is taken from counts
-//! (CG iterations, directions, steps), never from clocks, so a run is reproducible.
+//! into contact, and fewer again where Eisenstat–Walker asks little of a direction.
+//! No rule fixed before a run can know which, so the backend measures each route's
+//! CG iterations per e-fold of residual reduction as it runs and takes, for each
+//! step, the route that would have been cheapest on the last one. Every decision is
+//! taken from counts (CG iterations, tolerances, directions, steps), never from
+//! clocks, so a run is reproducible.
 
+use super::direct_cost::FactorCost;
 use crate::linear_solver::{LinearSolver, PreconditionerKind};
 use crate::model::Model;
 
@@ -17,7 +19,7 @@ use crate::model::Model;
 /// they are; `Auto` is `Pcg` on the GPU (`gpu`), where the scene names a
 /// preconditioner (one asks for PCG) and above [`DIRECT_AUTO_MAX_NODES`] nodes, and
 /// elsewhere switches between the two by the CG iterations PCG needs, against the
-/// estimated cost of one factorisation ([`super::direct_cost::factor_flops_per_node`],
+/// estimated cost of one factorisation ([`super::direct_cost::factor_cost`],
 /// before contact pairs).
 pub fn resolve(solver: LinearSolver, model: &Model, gpu: bool) -> AutoChoice {
     match solver {
@@ -30,10 +32,8 @@ pub fn resolve(solver: LinearSolver, model: &Model, gpu: bool) -> AutoChoice {
         {
             AutoChoice::Pcg
         }
-        LinearSolver::Auto => match super::direct_cost::factor_flops_per_node(model) {
-            Some(f) => AutoChoice::Switching {
-                factor_flops_per_node: f,
-            },
+        LinearSolver::Auto => match super::direct_cost::factor_cost(model) {
+            Some(factor) => AutoChoice::Switching { factor },
             None => AutoChoice::Pcg,
         },
     }
@@ -46,12 +46,12 @@ pub enum AutoChoice {
     Pcg,
     /// The sparse factorisation throughout.
     Direct,
-    /// PCG while its directions take few CG iterations, the factorisation while they
-    /// take many ([`SwitchingSolver`]): a factorisation costs about the same whatever
-    /// the state, CG's count grows where the body crumples or presses into contact.
+    /// Step by step the cheapest of block-Jacobi PCG, V-cycle PCG (where the
+    /// preconditioner's `auto` takes it) and the factorisation
+    /// ([`super::switching::SwitchingSolver`]).
     Switching {
-        /// The estimated operations per node of one factorisation.
-        factor_flops_per_node: f64,
+        /// The estimated cost of one factorisation.
+        factor: FactorCost,
     },
 }
 
@@ -61,143 +61,37 @@ pub enum AutoChoice {
 /// BENCHMARKS.md).
 pub const DIRECT_AUTO_MAX_NODES: usize = 300_000;
 
-/// Steps the factorisation runs before PCG is first probed again for one step.
-pub const PROBE_EVERY: u32 = 16;
+/// Costs below are in block-Jacobi CG iterations (one product with the Newton matrix
+/// and one block-Jacobi application), the unit a direction's count comes in. They
+/// were fitted to timings of one direction at 1, 33 and 129 CG iterations and of one
+/// factorisation, at the initial state of 15 bundled scenes and the shell (AMD EPYC,
+/// one thread, 2026-11-26; BENCHMARKS.md, "The default linear solver"): a
+/// factorisation costs 4–96 block-Jacobi iterations there (ropes 7, square_64 18,
+/// cloth_on_sphere 47, the shell 96), the V-cycle's setup 13–56 and each of its
+/// iterations 3.3–6.8.
+///
+/// What one entry of the factor costs, in operations of a CG iteration (per node):
+/// the numeric pass's bookkeeping, assembling the sparse matrix, and the two
+/// triangular solves touch every entry, where CG touches the Newton matrix's.
+pub const FACTOR_ENTRY_WEIGHT: f64 = 12.0;
 
-/// Most steps between two probes.
-pub const PROBE_MAX: u32 = 1024;
+/// What one estimated operation of a factorisation costs, in operations of a CG
+/// iteration: a supernodal factorisation runs dense kernels, CG gathers node blocks
+/// from memory. With [`FACTOR_ENTRY_WEIGHT`] a least-squares fit (12.4 and 0.012)
+/// over the scenes above 25 nodes; it predicts 14–97 iterations where 14–96 were
+/// measured, within 30 % but for square_64 (29 against 18; its factorisation in the
+/// fold measured 27, BENCHMARKS.md) and cloth_on_sphere (39 against 47).
+pub const FACTOR_OPERATION_WEIGHT: f64 = 0.012;
 
-/// What one operation of a factorisation costs, in operations of a CG iteration:
-/// a supernodal factorisation runs dense kernels, CG gathers node blocks from
-/// memory. Measured on the AMD EPYC, 2 threads: 5.3·10⁻⁸ ms per estimated
-/// factorisation operation on the 9,261-node lattice (2.3 s per factorisation,
-/// BENCHMARKS.md's ladder), against about 1.5·10⁻⁶ ms per CG operation (issue 26's
-/// 2,930-node shell: 1,358 ms per step over 2,574 block-Jacobi iterations, Newton's
-/// other work included); 0.035, rounded down.
-pub const FACTOR_OPERATION_WEIGHT: f64 = 0.03;
+/// A symbolic analysis (the fill-reducing ordering and the factor's pattern, redone
+/// wherever the contact pairs changed) in numeric factorisations: measured 0.1–2.9
+/// (the 341-node tet_drop's 29 block-Jacobi iterations rise to 32 with a new analysis
+/// at every solve, square_64's 22 to 42, the 1,681-node cloth_on_sphere's 23 to 89).
+pub const SYMBOLIC_COST: f64 = 1.0;
 
-/// The switching state of a CPU backend whose linear solver is `auto`.
-#[derive(Clone, Debug)]
-pub struct SwitchingSolver {
-    /// CG iterations per direction above which a factorisation is cheaper.
-    pub break_even: f64,
-    /// Whether the current step runs the factorisation.
-    pub direct: bool,
-    /// Factorisation steps left before the next PCG probe.
-    probe_in: u32,
-    /// The wait before the next probe after this one (doubling while probes lose).
-    probe_wait: u32,
-    /// Whether the current step is a probe.
-    probing: bool,
-    /// CG iterations and directions of the current step.
-    step_cg: u64,
-    step_directions: u64,
-}
+/// The V-cycle's setup per direction (the Galerkin levels) in block-Jacobi CG
+/// iterations (measured 13–56, most near 27).
+pub const VCYCLE_SETUP: f64 = 25.0;
 
-impl SwitchingSolver {
-    /// The state for `model` with `factor_flops_per_node` per factorisation
-    /// ([`super::direct_cost::factor_flops_per_node`]) and a preconditioner whose
-    /// iteration costs `preconditioner_weight` block-Jacobi iterations (1
-    /// block-Jacobi, 2 the additive multilevel sum, 3 the V-cycle). Starts on PCG.
-    pub fn new(model: &Model, factor_flops_per_node: f64, preconditioner_weight: f64) -> Self {
-        let n = model.num_nodes().max(1) as f64;
-        let dim = model.dim as f64;
-        // Per node and CG iteration: the node block and two blocks per spring end
-        // applied (the product and the preconditioner), and a few vector updates.
-        let cg_flops = dim * dim * (1.0 + 2.0 * model.springs.len() as f64 / n) + 8.0 * dim;
-        Self::starting(
-            factor_flops_per_node * FACTOR_OPERATION_WEIGHT / (cg_flops * preconditioner_weight),
-        )
-    }
-
-    /// The state before the first step, on PCG, switching above `break_even` CG
-    /// iterations per direction.
-    fn starting(break_even: f64) -> Self {
-        Self {
-            break_even,
-            direct: false,
-            probe_in: 0,
-            probe_wait: PROBE_EVERY,
-            probing: false,
-            step_cg: 0,
-            step_directions: 0,
-        }
-    }
-
-    /// Counts one PCG direction of `cg` iterations.
-    pub fn record(&mut self, cg: u32) {
-        self.step_cg += u64::from(cg);
-        self.step_directions += 1;
-    }
-
-    /// Decides the solver of the step about to begin from the one just ended.
-    pub fn begin_step(&mut self) {
-        if self.direct {
-            self.probe_in = self.probe_in.saturating_sub(1);
-            if self.probe_in == 0 {
-                self.direct = false;
-                self.probing = true;
-            }
-        } else if self.step_directions > 0 {
-            let per_direction = self.step_cg as f64 / self.step_directions as f64;
-            if per_direction > self.break_even {
-                if self.probing {
-                    self.probe_wait = (2 * self.probe_wait).min(PROBE_MAX);
-                } else {
-                    self.probe_wait = PROBE_EVERY;
-                }
-                self.direct = true;
-                self.probe_in = self.probe_wait;
-            }
-            self.probing = false;
-        }
-        self.step_cg = 0;
-        self.step_directions = 0;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Steps on the factorisation before the next probe, from a direct step.
-    fn direct_steps(s: &mut SwitchingSolver) -> u32 {
-        let mut n = 0;
-        while s.direct {
-            n += 1;
-            s.begin_step();
-        }
-        n
-    }
-
-    #[test]
-    fn switches_on_expensive_steps_and_probes_back_ever_less_often() {
-        let mut s = SwitchingSolver::starting(50.0);
-        s.begin_step();
-        assert!(!s.direct, "the first step runs PCG");
-        s.record(40);
-        s.record(60);
-        s.begin_step();
-        assert!(!s.direct, "50 per direction is not above break-even");
-        s.record(80);
-        s.record(30);
-        s.begin_step();
-        assert!(s.direct, "55 per direction is");
-        assert_eq!(direct_steps(&mut s), PROBE_EVERY, "then a PCG probe");
-        // A probe that is still expensive doubles the wait, up to PROBE_MAX.
-        for wait in [2, 4, 8, 16, 32, 64, 64] {
-            s.record(99);
-            s.begin_step();
-            assert_eq!(direct_steps(&mut s), (wait * PROBE_EVERY).min(PROBE_MAX));
-        }
-        // A probe that finds CG cheap stays on PCG; the next switch waits PROBE_EVERY.
-        s.record(5);
-        s.begin_step();
-        assert!(!s.direct, "cheap again: stays on PCG");
-        s.begin_step();
-        assert!(!s.direct, "a step with no direction keeps the solver");
-        s.record(60);
-        s.begin_step();
-        assert_eq!(direct_steps(&mut s), PROBE_EVERY);
-    }
-}
+/// One V-cycle CG iteration in block-Jacobi CG iterations (measured 3.3–6.8).
+pub const VCYCLE_ITERATION: f64 = 4.5;

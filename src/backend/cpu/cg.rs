@@ -51,7 +51,12 @@ impl CpuBackend {
         &mut self,
         f: impl FnOnce(&Self, &dyn Preconditioner) -> R,
     ) -> R {
-        let mut mas = self.mas.take();
+        // `auto`'s block-Jacobi route leaves the multilevel preconditioner unused.
+        let jacobi_route = self
+            .switching
+            .as_ref()
+            .is_some_and(|s| s.route == super::switching::Route::Jacobi);
+        let mut mas = if jacobi_route { None } else { self.mas.take() };
         if let Some(mas) = &mut mas {
             let start = std::time::Instant::now();
             mas.factor(&self.block_matrix());
@@ -82,7 +87,9 @@ impl CpuBackend {
             };
             f(self, pre)
         };
-        self.mas = mas;
+        if mas.is_some() {
+            self.mas = mas;
+        }
         out
     }
 

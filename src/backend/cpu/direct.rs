@@ -115,6 +115,7 @@ impl CpuBackend {
             self.direct = None;
         }
         if self.direct.is_none() {
+            self.direct_analyses += 1;
             let mut pairs = Vec::new();
             self.newton_entries(|row, col, _| pairs.push(Pair { row, col }));
             let (symbolic, argsort) =

@@ -36,6 +36,7 @@ mod probes;
 mod self_contact;
 mod self_friction;
 mod step;
+pub mod switching;
 
 pub use crate::linear_solver::LinearSolver;
 
@@ -69,9 +70,12 @@ pub struct CpuBackend {
     /// The solver of the current direction: `Pcg` or `Direct`, never `Auto`.
     linear_solver: LinearSolver,
     /// `--linear-solver auto`'s switching between the two, where it switches.
-    switching: Option<auto_solver::SwitchingSolver>,
+    switching: Option<switching::SwitchingSolver>,
     /// Newton directions solved by the factorisation so far.
     direct_solves: u64,
+    /// Symbolic analyses (ordering and pattern) the factorisation made so far: one
+    /// at its first solve and one wherever the contact pairs changed since the last.
+    direct_analyses: u64,
     direct: Option<direct::DirectSolver>,
     /// The multilevel preconditioner, when `solver.preconditioner` is (or `auto`
     /// resolves to) `mas` or `multigrid`.
@@ -158,6 +162,7 @@ impl CpuBackend {
             linear_solver: LinearSolver::Pcg,
             switching: None,
             direct_solves: 0,
+            direct_analyses: 0,
             direct: None,
             vcycle: preconditioner == PreconditionerKind::Multigrid,
             mas: match preconditioner {
@@ -174,7 +179,7 @@ impl CpuBackend {
     /// Chooses how Newton directions are solved (PCG, or `Direct`: the sparse
     /// Cholesky of [`crate::linear_solver`]); `Auto` is resolved here, by the model
     /// ([`auto_solver::resolve`]), and may switch between the two step by step
-    /// ([`auto_solver::SwitchingSolver`]).
+    /// ([`switching::SwitchingSolver`]).
     pub fn with_linear_solver(mut self, solver: LinearSolver) -> Self {
         use auto_solver::AutoChoice;
         self.switching = None;
@@ -187,18 +192,11 @@ impl CpuBackend {
                 // no preconditioner (its block-Jacobi fallback needs no MAS either).
                 self.mas = None;
             }
-            AutoChoice::Switching {
-                factor_flops_per_node,
-            } => {
-                let weight = match (&self.mas, self.vcycle) {
-                    (None, _) => 1.0,
-                    (Some(_), false) => 2.0,
-                    (Some(_), true) => 3.0,
-                };
-                self.switching = Some(auto_solver::SwitchingSolver::new(
+            AutoChoice::Switching { factor } => {
+                self.switching = Some(switching::SwitchingSolver::new(
                     &self.model,
-                    factor_flops_per_node,
-                    weight,
+                    factor,
+                    self.mas.is_some() && self.vcycle,
                 ));
             }
         }
@@ -271,9 +269,13 @@ impl NewtonSystem for CpuBackend {
             (self.model.dim as f64).sqrt() / self.mass_floor
         };
         let eta = tolerance.relative(rhs_norm, per_residual);
+        let analyses = self.direct_analyses;
         let res = self.solve(eta);
-        if let (Some(sw), LinearSolver::Pcg) = (&mut self.switching, self.linear_solver) {
-            sw.record(res.iterations);
+        if let Some(sw) = &mut self.switching {
+            match self.linear_solver {
+                LinearSolver::Direct => sw.record_direct(self.direct_analyses > analyses, eta),
+                _ => sw.record(res.iterations, eta),
+            }
         }
         let mut dir = self.direction_stats(res);
         dir.cg_tolerance = eta;
@@ -340,7 +342,7 @@ impl Backend for CpuBackend {
     fn begin_step(&mut self) {
         if let Some(sw) = &mut self.switching {
             sw.begin_step();
-            self.linear_solver = match sw.direct {
+            self.linear_solver = match sw.direct() {
                 true => LinearSolver::Direct,
                 false => LinearSolver::Pcg,
             };
