@@ -1,6 +1,14 @@
 //! Self-contained line plots written as PNG: axes, ticks, tick labels, title, axis
 //! labels and a legend, drawn with a hand-made bitmap font ([`font`]) so nothing
 //! beyond the `png` crate is needed (no system fonts, no freetype).
+//!
+//! Why not `plotters` (issue 26, tried 2026-11-26 on its bitmap backend with an
+//! embedded DejaVu Sans): the frame renderer keeps needing [`canvas`] and [`font`],
+//! so the port removed no code (+61 lines) and added 3.5 MB to the binary; and
+//! plotters 0.3.7 drops each glyph's left side-bearing (legend entries read
+//! "kineti c", "barri er") and rounds every point to a whole pixel, so curves
+//! wobble. The plots lost readability for nothing gained; the port stays on the
+//! local branch `plot-plotters`.
 
 pub mod axis;
 pub mod canvas;
