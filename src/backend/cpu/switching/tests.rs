@@ -93,15 +93,15 @@ fn finds_block_jacobi_where_the_vcycle_setup_dominates() {
     assert_eq!(steps_on(&mut s, Route::Direct, 0), PROBE_EVERY);
     // A probe runs every PCG route once, the one never measured first.
     assert_eq!(s.route, Route::Jacobi);
-    assert_eq!(steps_on(&mut s, Route::Jacobi, 10), 1);
+    assert_eq!(steps_on(&mut s, Route::Jacobi, 15), 1);
     assert_eq!(s.route, Route::VCycle);
     assert_eq!(steps_on(&mut s, Route::VCycle, 3), 1);
-    assert_eq!(s.route, Route::Jacobi, "10 is the cheapest");
-    // On block-Jacobi the V-cycle is probed (its cost may have fallen) and loses:
-    // the wait doubles.
-    assert_eq!(steps_on(&mut s, Route::Jacobi, 10), PROBE_EVERY);
+    assert_eq!(s.route, Route::Jacobi, "15 is the cheapest");
+    // On block-Jacobi the V-cycle (38.5, within 3× of 15) is probed, as its cost
+    // may have fallen, and loses: the wait doubles.
+    assert_eq!(steps_on(&mut s, Route::Jacobi, 15), PROBE_EVERY);
     assert_eq!(steps_on(&mut s, Route::VCycle, 3), 1);
-    assert_eq!(steps_on(&mut s, Route::Jacobi, 10), 2 * PROBE_EVERY);
+    assert_eq!(steps_on(&mut s, Route::Jacobi, 15), 2 * PROBE_EVERY);
     assert_eq!(s.route, Route::VCycle);
     // A fold: block-Jacobi's first direction is dear, the 19 later ones cheap;
     // per step that beats 20 factorisations by far.
@@ -112,13 +112,42 @@ fn finds_block_jacobi_where_the_vcycle_setup_dominates() {
     s.begin_step();
     assert_eq!(s.route, Route::Jacobi, "60 + 19·2 against 20·20");
     // Where every direction grows dear (a stiff contact) the factorisation
-    // takes over, and its probe runs the PCG route measured longest ago first.
+    // takes over. Its probe skips block-Jacobi (140 for the last step's two
+    // directions, over 3× the factorisation's 40) and runs the V-cycle (77).
     s.record(70, ETA);
     s.record(70, ETA);
     s.begin_step();
     assert!(s.direct(), "140 against 40");
     assert_eq!(steps_on(&mut s, Route::Direct, 0), PROBE_EVERY);
     assert_eq!(s.route, Route::VCycle);
+}
+
+#[test]
+fn skips_probes_that_cannot_win() {
+    // tet_drop: block-Jacobi's one direction costs 5× a factorisation.
+    let mut s = SwitchingSolver::starting(20.0, false);
+    s.record(100, ETA);
+    s.begin_step();
+    assert!(s.direct());
+    // No probe runs; each skipped one doubles the wait as a lost one would.
+    for _ in 0..(PROBE_EVERY + 2 * PROBE_EVERY + 4 * PROBE_EVERY) {
+        s.record_direct(false, ETA);
+        s.begin_step();
+        assert!(s.direct());
+    }
+    assert_eq!(s.probe_wait, 8 * PROBE_EVERY);
+    // Directions that ask for half an e-fold each bring block-Jacobi's predicted
+    // cost within reach (50 against the factorisation's 20): it is probed again.
+    let half_efold = (-0.5f64).exp();
+    let mut steps = 0;
+    while s.direct() {
+        s.record_direct(false, half_efold);
+        s.begin_step();
+        steps += 1;
+        assert!(steps <= PROBE_MAX);
+    }
+    assert_eq!(steps, 8 * PROBE_EVERY);
+    assert_eq!(s.route, Route::Jacobi);
 }
 
 #[test]
