@@ -131,19 +131,6 @@ fn linear_solver_label(scene: &Scene, backend: &str, chosen: Chosen) -> String {
     if chosen.direct || scene.linear_solver == crate::linear_solver::LinearSolver::Direct {
         return "direct".into();
     }
-    if chosen.switching {
-        let pcg = linear_solver_label(
-            scene,
-            backend,
-            Chosen {
-                switching: false,
-                ..chosen
-            },
-        );
-        // With the V-cycle, auto's PCG runs block-Jacobi too (backend::cpu::switching::Route).
-        let pcg = pcg.replacen("multigrid", "block_jacobi | multigrid", 1);
-        return format!("auto: {pcg} / direct");
-    }
     let s = &scene.model.solver;
     let pre = chosen.preconditioner.unwrap_or_else(|| {
         s.preconditioner
@@ -151,7 +138,15 @@ fn linear_solver_label(scene: &Scene, backend: &str, chosen: Chosen) -> String {
     });
     // Scenes resolve `auto` when they are built; name the rule Newton applies.
     let forcing = s.forcing.as_run().name();
-    format!("pcg, {}, {forcing}", pre.name())
+    if !chosen.switching {
+        return format!("pcg, {}, {forcing}", pre.name());
+    }
+    // With the V-cycle, auto's PCG runs block-Jacobi too (backend::cpu::switching::Route).
+    let routes = match pre {
+        crate::linear_solver::PreconditionerKind::Multigrid => "block_jacobi | multigrid",
+        other => other.name(),
+    };
+    format!("auto: pcg, {routes}, {forcing} / direct")
 }
 
 /// What a backend chose for its Newton direction solve, where it resolved `auto`
