@@ -75,10 +75,8 @@ pub struct SwitchingSolver {
     /// it at this size).
     vcycle: bool,
     /// Per PCG route (indexed by the route), its CG iterations per e-fold
-    /// ([`efolds`]) when last run.
-    rate: [Option<f64>; 2],
-    /// Per PCG route, the step it was last measured on.
-    measured_at: [Option<u64>; 2],
+    /// ([`efolds`]) when last run, and the step that was.
+    rate: [Option<(f64, u64)>; 2],
     /// Steps begun so far.
     steps: u64,
     /// Directions and their e-folds on the last step that solved any: the next
@@ -128,7 +126,6 @@ impl SwitchingSolver {
             route: if vcycle { Route::VCycle } else { Route::Jacobi },
             vcycle,
             rate: [None; 2],
-            measured_at: [None; 2],
             steps: 0,
             last: (1.0, 1.0),
             analysis_share: 0.0,
@@ -172,7 +169,7 @@ impl SwitchingSolver {
             Route::Direct => {
                 Some(n * self.direct_cost * (1.0 + SYMBOLIC_COST * self.analysis_share))
             }
-            r => self.rate[r as usize].map(|rate| r.cost(n, (rate * e).max(n))),
+            r => self.rate[r as usize].map(|(rate, _)| r.cost(n, (rate * e).max(n))),
         }
     }
 
@@ -208,11 +205,18 @@ impl SwitchingSolver {
             .filter(|r| *r != ran && *r != Route::Direct)
             .filter(|r| self.known(*r).is_none_or(|c| c <= PROBE_CEILING * current))
             .collect();
-        targets.sort_by_key(|r| self.measured_at[*r as usize].map_or(-1, |s| s as i64));
+        targets.sort_by_key(|r| self.rate[*r as usize].map_or(-1, |(_, step)| step as i64));
         if ran != Route::Direct && self.analysis_share > 0.0 {
             targets.push(Route::Direct);
         }
         targets
+    }
+
+    /// After a probe that lost, or one skipped: the wait before the next doubles (up
+    /// to [`PROBE_MAX`]) and starts again.
+    fn back_off(&mut self) {
+        self.probe_wait = (2 * self.probe_wait).min(PROBE_MAX);
+        self.probe_in = self.probe_wait;
     }
 
     /// Decides the route of the step about to begin from the one just ended: the
@@ -231,8 +235,8 @@ impl SwitchingSolver {
             match ran {
                 Route::Direct => self.analysis_share = self.step_analyses as f64 / n,
                 pcg => {
-                    self.rate[pcg as usize] = Some(self.step_cg as f64 / self.step_efolds);
-                    self.measured_at[pcg as usize] = Some(self.steps);
+                    let rate = self.step_cg as f64 / self.step_efolds;
+                    self.rate[pcg as usize] = Some((rate, self.steps));
                 }
             }
         }
@@ -251,13 +255,13 @@ impl SwitchingSolver {
                 return;
             }
             self.probing = None;
-            self.probe_wait = if best != left {
-                PROBE_EVERY
-            } else {
-                (2 * self.probe_wait).min(PROBE_MAX)
-            };
             self.route = best;
-            self.probe_in = self.probe_wait;
+            if best == left {
+                self.back_off();
+            } else {
+                self.probe_wait = PROBE_EVERY;
+                self.probe_in = PROBE_EVERY;
+            }
             return;
         }
         if best != ran {
@@ -271,8 +275,7 @@ impl SwitchingSolver {
             let mut targets = self.probe_targets(ran);
             if targets.is_empty() {
                 // Nothing worth a step: as if a probe had lost.
-                self.probe_wait = (2 * self.probe_wait).min(PROBE_MAX);
-                self.probe_in = self.probe_wait;
+                self.back_off();
             } else {
                 self.route = targets.remove(0);
                 self.probe_queue = targets;
