@@ -9,7 +9,7 @@
 // A coarse level's unknowns are the rigid motions of its supernodes, q = 3 in 2D and
 // 6 in 3D: node i of supernode A moves by t + ω × (x_i − c_A)/ρ_A, with c_A and ρ_A
 // the supernode's frame (mas_frames: centroid xyz, radius w, recomputed from x at
-// every Newton iteration, level by level). The rigid motion of a parent restricted
+// every factorisation, level by level; x_i the position saved then, mas_node_x). The rigid motion of a parent restricted
 // to a child is a rigid motion of the child, so restriction and prolongation go
 // level by level through 16 children, never over all the nodes of a supernode.
 // Kernels that work on one level read it from mas_state, which the one-thread
@@ -46,6 +46,13 @@ fn mas_level(l: u32) -> MasLevel {
     let a = P.mas_levels[2u * l];
     let b = P.mas_levels[2u * l + 1u];
     return MasLevel(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w);
+}
+
+// Node i's position at the last factorisation (level 0's frame slot points at them):
+// the rigid-motion basis of the coarse levels, the same for the factors and every
+// application made with them.
+fn mas_node_x(i: u32) -> vec3<real> {
+    return vec4<real>(mas_frames[mas_level(0u).frame_offset + i]).xyz;
 }
 
 fn mas_order(rank: u32) -> u32 {

@@ -125,6 +125,10 @@ pub struct SolverParams {
     /// Relative CG tolerance of the first direction of each step under
     /// Eisenstat–Walker forcing (dimensionless, at least `cg_tolerance`).
     pub forcing_start: f64,
+    /// Whether the additive MAS preconditioner keeps its factors through a time step's
+    /// later Newton directions while CG keeps its pace ([`crate::mas::reuse`]); the
+    /// V-cycle factors at every direction regardless.
+    pub mas_reuse: bool,
 }
 
 impl SolverParams {
@@ -159,6 +163,7 @@ impl Default for SolverParams {
             precision: crate::precision::PrecisionChoice::Auto,
             forcing: Forcing::Fixed,
             forcing_start: DEFAULT_FORCING_START,
+            mas_reuse: true,
         }
     }
 }

@@ -57,9 +57,12 @@ fn predictions(files: &[String], dev: &DeviceProfile) -> Vec<(String, f64, f64)>
                 GpuPre::BlockJacobi
             };
             let solves = num("newton_per_step") + 1.0;
+            // These rows were measured with MAS factored at every solve (before
+            // `solver.mas_reuse`).
             let work = Work {
                 solves,
                 cg: num("cg_per_newton") * solves,
+                factorisations: solves,
             };
             let model = cost_model::step_cost(mesh, pre, work, dev).total_ms();
             let name = format!("{} {} {}", r["scene"], r["backend"], r["precision"]);

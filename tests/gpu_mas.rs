@@ -235,3 +235,56 @@ fn springsim_run_takes_mas_on_the_gpu() {
     assert_eq!(s["linear_solver"], "pcg, mas, fixed");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `solver.mas_reuse` (the default) factors MAS once at each step's first direction
+/// and keeps the factors while CG keeps its pace: both backends count the same
+/// factorisations (the same rule from the same CG counts), at least one per step and
+/// fewer than the directions solved; with `mas_reuse = false` every direction
+/// factors. square_drop lands about step 300, so the horizon covers its contacts.
+#[test]
+fn mas_keeps_its_factors_through_a_step_on_both_backends() {
+    if gpu_backend(random_model(4, 2, "book", 3), GpuOptions::default()).is_none() {
+        return;
+    }
+    let dir = common::temp_dir("gpu_mas_reuse");
+    let run = |backend: &str, extra: &str| {
+        common::cli::run_summary(
+            &format!(
+                "run square_drop --backend {backend} --set contact.self_contact=false \
+                 --preconditioner mas --steps 400 --quiet {extra}"
+            ),
+            &dir,
+        )
+    };
+    let count =
+        |s: &serde_json::Value, k: &str| s[k].as_u64().unwrap_or_else(|| panic!("{k}: {s}"));
+    let gpu = run("gpu", "");
+    let cpu = run("cpu", "");
+    let every = run("gpu", "--set solver.mas_reuse=false");
+    for (label, s) in [("gpu", &gpu), ("cpu", &cpu), ("gpu, every", &every)] {
+        assert_eq!(s["status"], "completed", "{label}: {s}");
+    }
+    let (steps, newton) = (count(&gpu, "steps"), count(&gpu, "newton_iterations"));
+    let factored = count(&gpu, "preconditioner_factorisations");
+    eprintln!(
+        "square_drop, 400 steps: {newton} Newton; MAS factored {factored} times on the GPU, \
+         {} on the CPU, {} without reuse",
+        count(&cpu, "preconditioner_factorisations"),
+        count(&every, "preconditioner_factorisations")
+    );
+    assert!(
+        factored >= steps && factored < steps + newton,
+        "GPU: {factored} factorisations in {steps} steps of {newton} Newton iterations"
+    );
+    let cpu_factored = count(&cpu, "preconditioner_factorisations") as f64;
+    assert!(
+        (cpu_factored - factored as f64).abs() <= 0.02 * factored as f64,
+        "CPU {cpu_factored} against GPU {factored} factorisations"
+    );
+    assert!(
+        count(&every, "preconditioner_factorisations")
+            >= count(&every, "steps") + count(&every, "newton_iterations"),
+        "without reuse every direction factors: {every}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

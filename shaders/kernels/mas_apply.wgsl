@@ -84,7 +84,7 @@ fn mas_restrict(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
             let i = mas_order(rank);
             let f = load_r(i);
             t += f;
-            w += cross((load_x(i) - fa.xyz) / rho, f);
+            w += cross((mas_node_x(i) - fa.xyz) / rho, f);
         }
     } else {
         let below = mas_level(l - 1u);
@@ -171,7 +171,7 @@ fn mas_finish(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
                 let a = rk.x / MAS_B;
                 let f = frame(1u, a);
                 let y = load_rigid(l1.y_offset, a);
-                zi += y.t + cross(y.w, (load_x(i) - f.xyz) / frame_radius(f));
+                zi += y.t + cross(y.w, (mas_node_x(i) - f.xyz) / frame_radius(f));
             }
         }
         store_z(i, zi);

@@ -39,7 +39,13 @@ fn mas_frames_level(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgrou
     if (l == 1u) {
         let first = a * MAS_B;
         let last = min(first + MAS_B, P.n_nodes);
-        for (var k = first; k < last; k++) { c += load_x(mas_order(k)); }
+        let saved = mas_level(0u).frame_offset;
+        for (var k = first; k < last; k++) {
+            let i = mas_order(k);
+            let xi = load_x(i);
+            mas_frames[saved + i] = vec4<lreal>(vec4<real>(xi, 0.0));
+            c += xi;
+        }
         c /= real(last - first);
         for (var k = first; k < last; k++) { radius = max(radius, length(load_x(mas_order(k)) - c)); }
     } else {

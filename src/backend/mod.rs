@@ -57,6 +57,9 @@ pub struct PreconditionerStats {
     pub setup_seconds: f64,
     /// Bytes it holds beyond the Newton node blocks.
     pub memory_bytes: u64,
+    /// Times the multilevel preconditioner was factored (0 for block-Jacobi, whose
+    /// inverses come with every assembly).
+    pub factorisations: u64,
 }
 
 /// What contact between and within bodies has cost so far (zero where it is off).

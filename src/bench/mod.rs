@@ -304,7 +304,8 @@ pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow
     }
     let (mut newton, mut cg, mut min_d) = (0u64, 0u64, f64::INFINITY);
     let mut stalled = None;
-    let setup0 = sim.backend().preconditioner_stats().setup_seconds;
+    let pre0 = sim.backend().preconditioner_stats();
+    let (setup0, factorisations0) = (pre0.setup_seconds, pre0.factorisations);
     let counters0 = sim.backend().counters();
     let kernels0 = sim.backend().kernel_times();
     let t0 = Instant::now();
@@ -338,10 +339,10 @@ pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow
     row.node_steps_per_s = Some(e.nodes() as f64 * steps / secs.max(1e-12));
     row.min_wall_distance = Some(min_d);
     row.host_rss_mib = resident_mib();
-    let pre = sim.backend().preconditioner_stats();
-    if pre.memory_bytes > 0 {
-        row.preconditioner_ms_per_step = Some((pre.setup_seconds - setup0) * 1e3 / steps);
-        row.preconditioner_mib = Some(pre.memory_bytes as f64 / 1048576.0);
+    let pre_stats = sim.backend().preconditioner_stats();
+    if pre_stats.memory_bytes > 0 {
+        row.preconditioner_ms_per_step = Some((pre_stats.setup_seconds - setup0) * 1e3 / steps);
+        row.preconditioner_mib = Some(pre_stats.memory_bytes as f64 / 1048576.0);
     }
     let counters = sim.backend().counters();
     if let Some(mode) = sim.backend().gpu_precision() {
@@ -359,6 +360,7 @@ pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow
         let work = cost_model::Work {
             solves: solves / steps,
             cg: cg as f64 / steps,
+            factorisations: (pre_stats.factorisations - factorisations0) as f64 / steps,
         };
         let dev = cost_model::profile_for(&row.device, row.device.contains(", Cpu,"));
         row.model_ms_per_step = Some(cost_model::step_cost(mesh, pre, work, dev).total_ms());

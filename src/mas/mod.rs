@@ -18,6 +18,7 @@ mod coarse;
 mod cycle;
 pub mod dense;
 pub mod morton;
+pub mod reuse;
 
 use crate::model::Spring;
 use crate::parallel;

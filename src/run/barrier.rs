@@ -130,6 +130,8 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
             }
         }
         file.summary.direct_solves = sim.backend().direct_solves();
+        file.summary.preconditioner_factorisations =
+            sim.backend().preconditioner_stats().factorisations;
         file.tick(stepping)?;
     }
     if let Some(b) = bar {
@@ -144,6 +146,8 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
     file.summary.device_memory_bytes = c.memory_bytes;
     file.summary.contact_costs = sim.backend().contact_stats();
     file.summary.direct_solves = sim.backend().direct_solves();
+    file.summary.preconditioner_factorisations =
+        sim.backend().preconditioner_stats().factorisations;
     let end = FinalState {
         dim,
         x: &x,

@@ -60,6 +60,11 @@ pub struct Summary {
     /// them with `direct`, some with a switching `auto`, 0 with `pcg`).
     #[serde(default)]
     pub direct_solves: u64,
+    /// Factorisations of the multilevel preconditioner (MAS or V-cycle) over the run:
+    /// one per Newton direction for the V-cycle, fewer for the additive MAS, which
+    /// keeps its factors through a step while CG keeps its pace (`solver.mas_reuse`).
+    #[serde(default)]
+    pub preconditioner_factorisations: u64,
     /// Line-search halvings over the run.
     pub line_search_halvings: u64,
     /// Steps whose Newton solve stopped before its tolerance.
@@ -205,6 +210,7 @@ impl Summary {
             newton_iterations: 0,
             cg_iterations: 0,
             direct_solves: 0,
+            preconditioner_factorisations: 0,
             line_search_halvings: 0,
             unconverged_steps: 0,
             resolution_limited_steps: 0,

@@ -121,6 +121,7 @@ impl Builder<'_> {
                 "solver.forcing_start",
                 s.forcing_start.unwrap_or(def.forcing_start),
             )?,
+            mas_reuse: s.mas_reuse.unwrap_or(def.mas_reuse),
         };
         if solver.forcing_start >= 1.0 {
             return Err(self.err(

@@ -66,6 +66,8 @@ pub struct SolverSection {
     pub forcing: Option<crate::newton::Forcing>,
     /// Relative CG tolerance of each step's first direction under `eisenstat_walker`.
     pub forcing_start: Option<f64>,
+    /// Whether the additive MAS keeps its factors through a step while CG keeps its pace.
+    pub mas_reuse: Option<bool>,
 }
 
 /// `[contact]`.

@@ -34,6 +34,7 @@ pub const SUMMARY_FIELDS: &[&str] = &[
     "newton_iterations",
     "cg_iterations",
     "direct_solves",
+    "preconditioner_factorisations",
     "line_search_halvings",
     "unconverged_steps",
     "resolution_limited_steps",

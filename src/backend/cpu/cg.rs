@@ -26,17 +26,16 @@ impl CpuBackend {
                 self.direct_solves += 1;
                 res
             }
-            None => self.with_preconditioner(|b, pre| {
-                pcg(
-                    &b.block_matrix(),
-                    pre,
-                    &b.r,
-                    &mut p,
-                    tol,
-                    max_iter,
-                    &mut work,
-                )
-            }),
+            None => {
+                let (res, multilevel) = self.with_preconditioner(|b, pre| {
+                    let h = b.block_matrix();
+                    pcg(&h, pre, &b.r, &mut p, tol, max_iter, &mut work)
+                });
+                if multilevel {
+                    self.mas_reuse.record(res.iterations, tol);
+                }
+                res
+            }
         };
         self.p = p;
         self.work = work;
@@ -44,20 +43,21 @@ impl CpuBackend {
         res
     }
 
-    /// Factors the scene's preconditioner at the current assembly (the multilevel one,
-    /// timed into `preconditioner_seconds`; block-Jacobi's inverses come with the
-    /// assembly) and calls `f` with the backend and it.
+    /// Factors the scene's preconditioner at the current assembly where it is due (the
+    /// multilevel one, timed into `preconditioner_seconds`, [`crate::mas::reuse`];
+    /// block-Jacobi's inverses come with the assembly) and calls `f` with the backend
+    /// and it; also says whether the preconditioner was the multilevel one.
     pub(super) fn with_preconditioner<R>(
         &mut self,
         f: impl FnOnce(&Self, &dyn Preconditioner) -> R,
-    ) -> R {
+    ) -> (R, bool) {
         // `auto`'s block-Jacobi route leaves the multilevel preconditioner unused.
         let jacobi_route = self
             .switching
             .as_ref()
             .is_some_and(|s| s.route == super::switching::Route::Jacobi);
         let mut mas = if jacobi_route { None } else { self.mas.take() };
-        if let Some(mas) = &mut mas {
+        if let Some(mas) = mas.as_mut().filter(|_| self.mas_reuse.factor_now()) {
             let start = std::time::Instant::now();
             mas.factor(&self.block_matrix());
             self.preconditioner_seconds += start.elapsed().as_secs_f64();
@@ -87,10 +87,11 @@ impl CpuBackend {
             };
             f(self, pre)
         };
-        if mas.is_some() {
+        let multilevel = mas.is_some();
+        if multilevel {
             self.mas = mas;
         }
-        out
+        (out, multilevel)
     }
 
     /// H as node and spring blocks (the preconditioners read it).

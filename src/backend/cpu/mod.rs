@@ -98,6 +98,8 @@ pub struct CpuBackend {
     mass_floor: f64,
     /// Contact between and within bodies: pair lists, pair blocks, lagged friction.
     contact: self_contact::SelfContact,
+    /// When the multilevel preconditioner factors ([`crate::mas::reuse`]).
+    mas_reuse: crate::mas::reuse::Reuse,
 }
 
 impl CpuBackend {
@@ -133,6 +135,9 @@ impl CpuBackend {
                 crate::collision::pairs::rest_neighbours(&model.collision, &model.x0, reach);
         }
         Self {
+            mas_reuse: crate::mas::reuse::Reuse::new(
+                model.solver.mas_reuse && preconditioner == PreconditionerKind::Mas,
+            ),
             contact,
             mass_floor,
             friction_slots,
@@ -308,6 +313,7 @@ impl Backend for CpuBackend {
         PreconditionerStats {
             setup_seconds: self.preconditioner_seconds,
             memory_bytes: self.mas.as_ref().map_or(jacobi, |m| m.memory_bytes()),
+            factorisations: self.mas_reuse.factorisations,
         }
     }
 

@@ -53,6 +53,8 @@ impl Probe for CpuBackend {
 
     fn precondition(&mut self, r: &[f64]) -> Vec<f64> {
         self.assemble();
+        // Probes compare with the GPU's preconditioner factored at this iterate.
+        self.mas_reuse.begin_step();
         let mut z = vec![0.0; r.len()];
         self.with_preconditioner(|_, pre| pre.apply(r, &mut z));
         z

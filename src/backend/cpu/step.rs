@@ -19,6 +19,7 @@ impl CpuBackend {
         self.compute_friction_lag(false);
         self.contact.valid = false;
         self.lag_self_friction();
+        self.mas_reuse.begin_step();
     }
 
     /// Updates the velocities and accelerations from xⁿ and xⁿ⁺¹ (step_end).

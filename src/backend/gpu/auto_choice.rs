@@ -84,11 +84,21 @@ pub fn expected_cg(pre: GpuPre, dim: usize, extent: Extent) -> f64 {
 }
 
 /// The modelled step cost of `pre` with its expected CG count ([`expected_cg`]) and
-/// 1.75 Newton iterations per step (the ladders' typical figure).
+/// 1.75 Newton iterations per step (the ladders' typical figure), MAS factored at
+/// every solve. MAS now keeps its factors through a step (`solver.mas_reuse`), but
+/// the choice still charges the factorisation per solve, as the crossovers were
+/// measured: charged once per step, the model would move lavapipe's 66k-node cloth
+/// to MAS, which runs it 53× slower than block-Jacobi (61.7 s against 1.16 s per
+/// step, block-Jacobi needing 1 CG iteration per direction there; BENCHMARKS.md).
 pub fn expected_step(mesh: Mesh, extent: Extent, pre: GpuPre, dev: &DeviceProfile) -> StepCost {
     let solves = 2.75;
     let cg = expected_cg(pre, mesh.dim, extent) * solves;
-    step_cost(mesh, pre, Work { solves, cg }, dev)
+    let work = Work {
+        solves,
+        cg,
+        factorisations: solves,
+    };
+    step_cost(mesh, pre, work, dev)
 }
 
 /// Whether the GPU's `preconditioner = "auto"` takes the multilevel preconditioner:

@@ -32,7 +32,8 @@ pub struct Level {
     pub v_offset: u32,
     /// Offset (reals) of the level's correction in `mas_vectors`.
     pub y_offset: u32,
-    /// Index of the level's first frame in `mas_frames`.
+    /// Index of the level's first frame in `mas_frames` (level 0: of the saved node
+    /// positions).
     pub frame_offset: u32,
 }
 
@@ -49,7 +50,8 @@ pub struct MasPlan {
     pub matrix_reals: u64,
     /// Reals of the restricted residuals and corrections, all levels.
     pub vector_reals: u64,
-    /// Frames (one `vec4` each) of levels 1 and up.
+    /// `vec4` entries of `mas_frames`: the frames of levels 1 and up, then (with two
+    /// levels or more) each node's position at the last factorisation.
     pub frames: u64,
     /// Reals of the coarse levels' partial blocks: 16 blocks of 6 × 6 per
     /// supernode of levels 1 and 2.
@@ -115,6 +117,14 @@ impl MasPlan {
         }
         if levels.len() > MAX_MAS_LEVELS {
             return Err(too_big_error(n));
+        }
+        if levels.len() > 1 {
+            // Level 0 has no frames: its slot points at the node positions the last
+            // factorisation saw, which restriction and prolongation use, so factors
+            // kept through a step (`solver.mas_reuse`) meet the basis they were built
+            // with (the CPU twin keeps its own copy of x).
+            levels[0].frame_offset = u32::try_from(frames).map_err(|_| too_big_error(n))?;
+            frames += n as u64;
         }
         let per_level = |l: usize| levels.get(l).map_or(0, |lv: &Level| lv.count as u64);
         let partial_reals = if levels.len() > 2 {
@@ -205,10 +215,12 @@ impl MasPlan {
         k
     }
 
-    /// Bytes of device memory the preconditioner holds.
-    pub fn memory_bytes(&self) -> u64 {
-        4 * (self.matrix_reals + self.vector_reals + self.partial_reals + self.index.len() as u64)
-            + 16 * self.frames
+    /// Bytes of device memory the preconditioner holds with `linear` bytes per
+    /// matrix, vector and frame entry (`lreal`: 4 in f32 and mixed, 8 in f64) and 4
+    /// per index.
+    pub fn memory_bytes(&self, linear: u64) -> u64 {
+        linear * (self.matrix_reals + self.vector_reals + self.partial_reals + 4 * self.frames)
+            + 4 * self.index.len() as u64
     }
 
     /// Floating-point operations of inverting every domain matrix (Gauss–Jordan,
@@ -266,7 +278,10 @@ mod tests {
         assert_eq!(plan.levels[1].first_domain, 28);
         assert_eq!(plan.levels[2].span, 256);
         assert_eq!(plan.matrix_reals, 28 * 32 * 32 + 2 * 48 * 48 + 48 * 48);
-        assert_eq!(plan.frames, 28 + 2);
+        // The coarse levels' frames, then the 441 node positions of the last
+        // factorisation, which level 0's frame slot points at.
+        assert_eq!(plan.frames, 28 + 2 + 441);
+        assert_eq!(plan.levels[0].frame_offset, 28 + 2);
         // Every node once in the order, and the rank table its inverse.
         let n = 441;
         for rank in 0..n {

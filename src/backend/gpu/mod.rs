@@ -91,6 +91,8 @@ pub struct GpuBackend {
     speculative_trial: Option<(f64, f64)>,
     /// CG batch sizes from earlier solves.
     batching: CgBatching,
+    /// When the multilevel preconditioner factors ([`crate::mas::reuse`]).
+    mas_reuse: crate::mas::reuse::Reuse,
     /// The kernels of a direction solve with the scene's preconditioner.
     solve: SolveKernels,
 }
@@ -127,7 +129,7 @@ struct SolveKernels {
 impl SolveKernels {
     /// The sequences with the scene's preconditioner, and with the kernels of
     /// contact pairs where `contact` is set ([`kernels::with_contact`]).
-    fn new(mas: Option<&mas::MasPlan>, contact: bool) -> Self {
+    fn new(mas: Option<&mas::MasPlan>, contact: bool, linear_bytes: u64) -> Self {
         let kind = match mas {
             Some(_) => crate::linear_solver::PreconditionerKind::Mas,
             None => crate::linear_solver::PreconditionerKind::BlockJacobi,
@@ -138,7 +140,7 @@ impl SolveKernels {
                 plan.cg_start(),
                 plan.cg_iteration(),
                 plan.apply(),
-                plan.memory_bytes(),
+                plan.memory_bytes(linear_bytes),
             ),
             None => (
                 vec![],
@@ -179,8 +181,17 @@ impl GpuBackend {
     pub fn with_options(model: Model, opts: GpuOptions) -> Result<Self, String> {
         let (engine, mas) = setup::open(&model, opts)?;
         let contact = engine.contact.is_some();
+        let mas_reuse = crate::mas::reuse::Reuse::new(model.solver.mas_reuse && mas.is_some());
         let mut gpu = Self {
-            solve: SolveKernels::new(mas.as_ref(), contact),
+            mas_reuse,
+            solve: SolveKernels::new(
+                mas.as_ref(),
+                contact,
+                engine
+                    .ctx
+                    .precision
+                    .bytes(crate::precision::RealClass::Linear),
+            ),
             model,
             engine,
             current_energy: 0.0,

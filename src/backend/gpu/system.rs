@@ -25,7 +25,10 @@ impl NewtonSystem for GpuBackend {
         let mut enc = self.engine.encoder();
         // The Newton system, its preconditioner and the start of CG.
         self.engine.record(&mut enc, &self.solve.assemble);
-        self.engine.record(&mut enc, &self.solve.factor);
+        let multilevel = !self.solve.factor.is_empty();
+        if multilevel && self.mas_reuse.factor_now() {
+            self.engine.record(&mut enc, &self.solve.factor);
+        }
         self.engine.record(&mut enc, &self.solve.start);
         let eta = match tolerance {
             CgTolerance::Fixed(eta) => eta,
@@ -67,6 +70,9 @@ impl NewtonSystem for GpuBackend {
                     self.engine.note_pairs_found(self.engine.pairs_found);
                 }
                 self.batching.finish_solve(cg.iterations);
+                if multilevel {
+                    self.mas_reuse.record(cg.iterations, eta);
+                }
                 let stats = DirectionSummary::from(stats);
                 self.ccd = stats.ccd_bound;
                 self.speculative_trial = Some((self.ccd, EnergyChange::from(trial).value()));
@@ -158,6 +164,7 @@ impl Backend for GpuBackend {
 
     fn begin_step(&mut self) {
         self.batching.begin_step();
+        self.mas_reuse.begin_step();
         self.speculative_trial = None;
         self.pending_energy = None;
         self.last_trial = None;
@@ -190,6 +197,7 @@ impl Backend for GpuBackend {
             // Factored on the device inside the direction solve: not timed apart.
             setup_seconds: 0.0,
             memory_bytes: self.solve.memory_bytes,
+            factorisations: self.mas_reuse.factorisations,
         }
     }
 

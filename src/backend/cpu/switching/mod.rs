@@ -11,6 +11,7 @@ use super::auto_solver::{
 };
 use super::direct_cost::FactorCost;
 use crate::model::Model;
+pub use crate::newton::{efolds, MIN_EFOLDS};
 
 /// Steps on a route before the others are probed for one step each.
 pub const PROBE_EVERY: u32 = 16;
@@ -47,21 +48,6 @@ impl Route {
         }
     }
 }
-
-/// The e-folds of residual reduction a direction asked of CG at relative tolerance
-/// `eta`: `ln(1/η)`, at least [`MIN_EFOLDS`]. CG's iterations grow with them at a
-/// rate set by the matrix's conditioning, so a route's iterations per e-fold,
-/// measured on one step, predict what it would take for another step's
-/// tolerances: Eisenstat–Walker asks much (η = 0.1 or tighter) of a step's first
-/// directions and little (η near 0.9) of those of a long step, where a body folds
-/// (`square_64`: 140 block-Jacobi iterations for the one direction of a free-fall
-/// step, 4.5 per direction over the 200 of a fold's step).
-pub fn efolds(eta: f64) -> f64 {
-    (1.0 / eta).ln().max(MIN_EFOLDS)
-}
-
-/// The fewest e-folds a direction counts for (η ≈ 0.95).
-pub const MIN_EFOLDS: f64 = 0.05;
 
 /// The switching state of a CPU backend whose linear solver is `auto`: which route
 /// solves the current step's directions, and what each would cost on the last step.
