@@ -11,7 +11,7 @@ use super::auto_solver::{
 };
 use super::direct_cost::FactorCost;
 use crate::model::Model;
-pub use crate::newton::{efolds, MIN_EFOLDS};
+use crate::newton::efolds;
 
 /// Steps on a route before the others are probed for one step each.
 pub const PROBE_EVERY: u32 = 16;

@@ -2,6 +2,7 @@
 //! probes, and what the e-fold model predicts.
 
 use super::*;
+use crate::newton::MIN_EFOLDS;
 
 /// A tolerance of one e-fold, so a route's iterations per e-fold are its
 /// iterations per direction.
