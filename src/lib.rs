@@ -13,6 +13,7 @@ pub mod collision;
 pub mod compare;
 pub mod contact;
 pub mod energy;
+pub mod ensemble;
 pub mod implicit;
 pub mod integrator;
 pub mod interrupt;

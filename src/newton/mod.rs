@@ -10,7 +10,9 @@ mod tests;
 
 pub use crate::model::Forcing;
 use crate::model::SolverParams;
-pub use forcing::{efolds, eisenstat_walker, CgTolerance, ETA_MAX, GAMMA, MIN_EFOLDS};
+pub use forcing::{
+    efolds, eisenstat_walker, CgTolerance, ETA_MAX, GAMMA, MIN_EFOLDS, SAFEGUARD_THRESHOLD,
+};
 pub use stats::{NewtonError, NewtonStats, Stall};
 
 /// What the driver learns from one search-direction solve.

@@ -8,6 +8,14 @@ use crate::precision::GpuPrecision;
 pub const SOURCES: &[(&str, &str)] = &[
     ("common.wgsl", include_str!("../../../shaders/common.wgsl")),
     (
+        "ensemble/state.wgsl",
+        include_str!("../../../shaders/ensemble/state.wgsl"),
+    ),
+    (
+        "ensemble/round.wgsl",
+        include_str!("../../../shaders/ensemble/round.wgsl"),
+    ),
+    (
         "precision/f32.wgsl",
         include_str!("../../../shaders/precision/f32.wgsl"),
     ),

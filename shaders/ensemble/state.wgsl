@@ -1,0 +1,264 @@
+// The batched ensemble's buffers (src/ensemble/device.rs): K variants of small scenes
+// in one set of buffers, one workgroup per variant (ensemble/round.wgsl). Every node,
+// spring and wall of the batch has a global index; a variant's records hold where its
+// own ones start. Layouts, all written by the host:
+// uints: a header (H_* below), then per variant VU u32s (V_*), then every spring's
+//   end nodes (global indices), then the node → springs CSR over the batch's nodes
+//   (total + 1 offsets into `uints`, then the spring indices).
+// reals: per variant VR reals (R_*), then per node (mass, contact area, fixed 0/1, 0),
+//   per spring (rest length², stiffness), per plane wall (origin xyz, normal xyz).
+// ops, args: what each variant asks of this round (OP_* flags; A_* arguments).
+// state: NV node vectors of total × 3 reals (S_*), then per node 12 reals: its
+//   Newton block (diag xyz, off xyz) and its block-Jacobi inverse.
+// results: per variant RS reals (Q_*) the host reads back after the round.
+// #import common.wgsl
+// #import energy/spring.wgsl
+// #import energy/barrier.wgsl
+// #import energy/inertia.wgsl
+// #import wall.wgsl
+// #import integrator.wgsl
+
+@group(0) @binding(0) var<storage, read> uints: array<u32>;
+@group(0) @binding(1) var<storage, read> reals: array<real>;
+@group(0) @binding(2) var<storage, read> ops: array<u32>;
+@group(0) @binding(3) var<storage, read> args: array<real>;
+@group(0) @binding(4) var<storage, read_write> state: array<real>;
+@group(0) @binding(5) var<storage, read_write> results: array<real>;
+
+// Threads per variant (one workgroup).
+const WGE: u32 = 64u;
+
+// Header of `uints`.
+const H_VARIANTS: u32 = 0u;
+const H_TOTAL_NODES: u32 = 1u;
+const H_VAR_U: u32 = 2u;
+const H_SPRINGS: u32 = 3u;
+const H_ADJ: u32 = 4u;
+const H_VAR_R: u32 = 5u;
+const H_NODES_R: u32 = 6u;
+const H_SPRINGS_R: u32 = 7u;
+const H_WALLS_R: u32 = 8u;
+const H_DIM: u32 = 9u;
+
+// A variant's u32 record.
+const VU: u32 = 12u;
+const V_NODE_OFF: u32 = 0u;
+const V_NODES: u32 = 1u;
+const V_SPRING_OFF: u32 = 2u;
+const V_SPRINGS: u32 = 3u;
+const V_WALL_OFF: u32 = 4u;
+const V_WALLS: u32 = 5u;
+const V_BARRIER: u32 = 6u;
+const V_INTEGRATOR: u32 = 7u;
+const V_CG_MAX: u32 = 8u;
+
+// A variant's real record.
+const VR: u32 = 12u;
+const R_DT: u32 = 0u;
+const R_WEIGHT: u32 = 1u;
+const R_KAPPA: u32 = 2u;
+const R_DHAT: u32 = 3u;
+const R_GRAVITY: u32 = 4u;
+const R_ERROR_PER_RESIDUAL: u32 = 7u;
+const R_CG_FLOOR: u32 = 8u;
+
+// Node vectors of `state`.
+const NV: u32 = 11u;
+const S_X: u32 = 0u;
+const S_XN: u32 = 1u;
+const S_PRED: u32 = 2u;
+const S_DISP: u32 = 3u;
+const S_V: u32 = 4u;
+const S_ACC: u32 = 5u;
+const S_P: u32 = 6u;
+const S_R: u32 = 7u;
+const S_Z: u32 = 8u;
+const S_D: u32 = 9u;
+const S_Q: u32 = 10u;
+
+// A variant's part of one round: the operations (flags, done in this order) and
+// their arguments.
+const OP_ADVANCE: u32 = 1u;
+const OP_END: u32 = 2u;
+const OP_DIAGNOSTICS: u32 = 4u;
+const OP_BEGIN: u32 = 8u;
+const OP_ENERGY: u32 = 16u;
+const OP_DIRECTION: u32 = 32u;
+const OP_TRIAL: u32 = 64u;
+const NA: u32 = 12u;
+const A_ADVANCE_ALPHA: u32 = 0u;
+const A_TRIAL_ALPHA: u32 = 1u;
+// CG's relative tolerance: A_FORCING = 0 takes A_ETA as it is; 1 the Eisenstat–Walker
+// rule of src/newton/forcing.rs (CgTolerance::relative) from the arguments after it.
+const A_FORCING: u32 = 2u;
+const A_ETA: u32 = 3u;
+const A_PREV_RHS: u32 = 4u;
+const A_PREV_ETA: u32 = 5u;
+const A_FLOOR: u32 = 6u;
+const A_STOP_DISTANCE: u32 = 7u;
+const A_GAMMA: u32 = 8u;
+const A_SAFEGUARD: u32 = 9u;
+const A_ETA_MAX: u32 = 10u;
+
+// A variant's results.
+const RS: u32 = 24u;
+const Q_ENERGY: u32 = 0u;
+const Q_ENERGY_BAD: u32 = 1u;
+const Q_KINETIC: u32 = 2u;
+const Q_GRAVITY: u32 = 3u;
+const Q_ELASTIC: u32 = 4u;
+const Q_BARRIER: u32 = 5u;
+const Q_MIN_DISTANCE: u32 = 6u;
+const Q_NORM: u32 = 7u;
+const Q_CG_ITERATIONS: u32 = 8u;
+const Q_CG_CONVERGED: u32 = 9u;
+const Q_BELOW: u32 = 10u;
+const Q_NEAR: u32 = 11u;
+const Q_ETA: u32 = 12u;
+const Q_RHS: u32 = 13u;
+const Q_RR: u32 = 14u;
+const Q_CCD: u32 = 15u;
+const Q_TRIAL_ALPHA: u32 = 16u;
+const Q_TRIAL_CHANGE: u32 = 17u;
+const Q_TRIAL_BAD: u32 = 18u;
+
+// What a workgroup knows of its variant.
+struct Variant {
+    index: u32,
+    node_off: u32,
+    nodes: u32,
+    spring_off: u32,
+    springs: u32,
+    wall_off: u32,
+    walls: u32,
+    barrier: u32,
+    integrator: u32,
+    cg_max: u32,
+    dim: u32,
+    dt: real,
+    weight: real,
+    kappa: real,
+    dhat: real,
+    gravity: vec3<real>,
+}
+
+fn load_variant(v: u32) -> Variant {
+    let u = uints[H_VAR_U] + v * VU;
+    let r = uints[H_VAR_R] + v * VR;
+    let g = vec3<real>(reals[r + R_GRAVITY], reals[r + R_GRAVITY + 1u], reals[r + R_GRAVITY + 2u]);
+    return Variant(v, uints[u + V_NODE_OFF], uints[u + V_NODES], uints[u + V_SPRING_OFF], uints[u + V_SPRINGS],
+        uints[u + V_WALL_OFF], uints[u + V_WALLS], uints[u + V_BARRIER], uints[u + V_INTEGRATOR], uints[u + V_CG_MAX],
+        uints[H_DIM], reals[r + R_DT], reals[r + R_WEIGHT], reals[r + R_KAPPA], reals[r + R_DHAT], g);
+}
+
+fn var_real(v: u32, k: u32) -> real {
+    return reals[uints[H_VAR_R] + v * VR + k];
+}
+
+fn arg(v: u32, k: u32) -> real {
+    return args[v * NA + k];
+}
+
+fn put(v: u32, k: u32, value: real) {
+    results[v * RS + k] = value;
+}
+
+fn vec_base(k: u32, g: u32) -> u32 {
+    return (k * uints[H_TOTAL_NODES] + g) * 3u;
+}
+
+fn load_vec(k: u32, g: u32) -> vec3<real> {
+    let b = vec_base(k, g);
+    return vec3<real>(state[b], state[b + 1u], state[b + 2u]);
+}
+
+fn store_vec(k: u32, g: u32, val: vec3<real>) {
+    let b = vec_base(k, g);
+    state[b] = val.x;
+    state[b + 1u] = val.y;
+    state[b + 2u] = val.z;
+}
+
+fn block_base(which: u32, g: u32) -> u32 {
+    return NV * uints[H_TOTAL_NODES] * 3u + g * 12u + which * 6u;
+}
+
+fn load_sym(which: u32, g: u32) -> Sym {
+    let b = block_base(which, g);
+    return Sym(vec3<real>(state[b], state[b + 1u], state[b + 2u]), vec3<real>(state[b + 3u], state[b + 4u], state[b + 5u]));
+}
+
+fn store_sym(which: u32, g: u32, s: Sym) {
+    let b = block_base(which, g);
+    state[b] = s.diag.x;
+    state[b + 1u] = s.diag.y;
+    state[b + 2u] = s.diag.z;
+    state[b + 3u] = s.off.x;
+    state[b + 4u] = s.off.y;
+    state[b + 5u] = s.off.z;
+}
+
+// S u for a symmetric block.
+fn sym_apply(s: Sym, u: vec3<real>) -> vec3<real> {
+    return vec3<real>(
+        s.diag.x * u.x + s.off.x * u.y + s.off.y * u.z,
+        s.off.x * u.x + s.diag.y * u.y + s.off.z * u.z,
+        s.off.y * u.x + s.off.z * u.y + s.diag.z * u.z);
+}
+
+fn node_mass(g: u32) -> real {
+    return reals[uints[H_NODES_R] + g * 4u];
+}
+
+fn node_area(g: u32) -> real {
+    return reals[uints[H_NODES_R] + g * 4u + 1u];
+}
+
+fn node_fixed(g: u32) -> bool {
+    return reals[uints[H_NODES_R] + g * 4u + 2u] != 0.0;
+}
+
+// A spring's end nodes (global), squared rest length and stiffness.
+struct EnsembleSpring {
+    a: u32,
+    b: u32,
+    l2: real,
+    k: real,
+}
+
+fn load_spring(s: u32) -> EnsembleSpring {
+    let u = uints[H_SPRINGS] + 2u * s;
+    let r = uints[H_SPRINGS_R] + 2u * s;
+    return EnsembleSpring(uints[u], uints[u + 1u], reals[r], reals[r + 1u]);
+}
+
+fn wall_at(w: u32) -> array<vec3<real>, 2> {
+    let b = uints[H_WALLS_R] + 6u * w;
+    return array<vec3<real>, 2>(vec3<real>(reals[b], reals[b + 1u], reals[b + 2u]), vec3<real>(reals[b + 3u], reals[b + 4u], reals[b + 5u]));
+}
+
+// Per-thread reductions over the workgroup, in a fixed tree order (deterministic).
+var<workgroup> red: array<vec4<real>, WGE>;
+var<workgroup> red_total: vec4<real>;
+
+fn reduce_sum(lid: u32, val: vec4<real>) -> vec4<real> {
+    red[lid] = val;
+    workgroupBarrier();
+    for (var s = WGE / 2u; s > 0u; s = s / 2u) {
+        if (lid < s) { red[lid] = red[lid] + red[lid + s]; }
+        workgroupBarrier();
+    }
+    if (lid == 0u) { red_total = red[0]; }
+    return workgroupUniformLoad(&red_total);
+}
+
+fn reduce_max(lid: u32, val: vec4<real>) -> vec4<real> {
+    red[lid] = val;
+    workgroupBarrier();
+    for (var s = WGE / 2u; s > 0u; s = s / 2u) {
+        if (lid < s) { red[lid] = max(red[lid], red[lid + s]); }
+        workgroupBarrier();
+    }
+    if (lid == 0u) { red_total = red[0]; }
+    return workgroupUniformLoad(&red_total);
+}

@@ -1,0 +1,436 @@
+//! The device side of a batched ensemble: K variants' nodes, springs and walls in one
+//! set of buffers (layouts in `shaders/ensemble/state.wgsl`) and one kernel,
+//! `ensemble_round`, in which each variant's workgroup does what the variant asked.
+//! A round is one dispatch, one submission and one readback for the whole batch.
+
+use crate::backend::gpu::context::{GpuContext, Needs};
+use crate::backend::gpu::readback::{decode_reals, map_and_read};
+use crate::backend::gpu::{shaders, GpuOptions};
+use crate::energy::barrier::BarrierKind;
+use crate::model::{Integrator, Model};
+use crate::precision::{GpuPrecision, PrecisionChoice};
+use wgpu::util::DeviceExt;
+
+/// u32s per variant record (`VU` in the shader).
+const VU: usize = 12;
+/// Reals per variant record (`VR`).
+const VR: usize = 12;
+/// Node vectors of the state buffer (`NV`).
+const NV: usize = 11;
+/// Reals per node block pair (Newton block and its block-Jacobi inverse).
+const BLOCK_REALS: usize = 12;
+/// Arguments per variant and round (`NA`).
+pub const NA: usize = 12;
+/// Results per variant (`RS`).
+pub const RS: usize = 24;
+/// Header u32s of the `uints` buffer.
+const HEADER: usize = 10;
+/// Most workgroups along x of one dispatch (wgpu's limit); beyond, a second dimension.
+const MAX_GROUPS_X: u32 = 65535;
+
+/// Node vectors a host may read: positions and velocities (`S_X`, `S_V`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeVector {
+    /// Positions x (m).
+    Positions = 0,
+    /// Velocities v (m/s).
+    Velocities = 4,
+}
+
+/// The ensemble's device, buffers and kernel, and its traffic so far.
+pub struct EnsembleDevice {
+    ctx: GpuContext,
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    ops: wgpu::Buffer,
+    args: wgpu::Buffer,
+    state: wgpu::Buffer,
+    results: wgpu::Buffer,
+    staging: wgpu::Buffer,
+    /// Variants in the batch.
+    pub variants: usize,
+    /// First global node and node count of each variant.
+    pub node_ranges: Vec<(usize, usize)>,
+    total_nodes: usize,
+    /// Spatial dimension shared by the batch.
+    pub dim: usize,
+    /// Submissions so far (one per round, plus node-vector reads).
+    pub submissions: u64,
+    /// Blocking readbacks so far.
+    pub readbacks: u64,
+    /// Bytes of device memory each variant's share of the buffers holds.
+    pub bytes_per_variant: Vec<u64>,
+}
+
+/// Why a model cannot run in a batch (then it runs alone), or `None`.
+pub fn unsupported(model: &Model) -> Option<String> {
+    let why = if !model.implicit_walls.is_empty() {
+        "implicit walls"
+    } else if model.friction.any() {
+        "friction"
+    } else if model.self_contact.enabled {
+        "contact between or within bodies"
+    } else {
+        return None;
+    };
+    Some(format!("batched GPU runs do not support {why} yet"))
+}
+
+fn push_real(out: &mut Vec<u8>, v: f64, precision: GpuPrecision) {
+    match precision {
+        GpuPrecision::F32 => out.extend_from_slice(&(v as f32).to_le_bytes()),
+        _ => out.extend_from_slice(&v.to_le_bytes()),
+    }
+}
+
+fn reals_bytes(v: &[f64], precision: GpuPrecision) -> Vec<u8> {
+    let mut out = Vec::with_capacity(v.len() * 8);
+    for &x in v {
+        push_real(&mut out, x, precision);
+    }
+    out
+}
+
+/// Bytes of one real in `precision`'s state class (the ensemble keeps everything
+/// in `real`: f32 in the f32 mode, f64 otherwise).
+fn real_bytes(precision: GpuPrecision) -> u64 {
+    match precision {
+        GpuPrecision::F32 => 4,
+        _ => 8,
+    }
+}
+
+/// The static description of a batch: what the `uints` and `reals` buffers hold.
+struct Layout {
+    uints: Vec<u32>,
+    reals: Vec<f64>,
+    total_nodes: usize,
+    node_ranges: Vec<(usize, usize)>,
+    /// Per variant: (u32 words, reals) of its static data plus its state reals.
+    sizes: Vec<(u64, u64)>,
+}
+
+fn layout(models: &[&Model]) -> Layout {
+    let dim = models[0].dim;
+    let total_nodes: usize = models.iter().map(|m| m.num_nodes()).sum();
+    let total_springs: usize = models.iter().map(|m| m.springs.len()).sum();
+    let total_adj = 2 * total_springs;
+    let var_u = HEADER;
+    let springs_u = var_u + VU * models.len();
+    let adj_u = springs_u + 2 * total_springs;
+    let mut uints = vec![0u32; adj_u + total_nodes + 1 + total_adj];
+    let var_r = 0;
+    let nodes_r = VR * models.len();
+    let springs_r = nodes_r + 4 * total_nodes;
+    let walls_r = springs_r + 2 * total_springs;
+    let total_walls: usize = models.iter().map(|m| m.walls.len()).sum();
+    let mut reals = vec![0.0f64; walls_r + 6 * total_walls];
+    let header = [
+        models.len(),
+        total_nodes,
+        var_u,
+        springs_u,
+        adj_u,
+        var_r,
+        nodes_r,
+        springs_r,
+        walls_r,
+        dim,
+    ];
+    for (k, h) in header.iter().enumerate() {
+        uints[k] = *h as u32;
+    }
+    let (mut node_off, mut spring_off, mut wall_off) = (0usize, 0usize, 0usize);
+    let mut adj_fill = adj_u + total_nodes + 1;
+    let mut node_ranges = Vec::new();
+    let mut sizes = Vec::new();
+    for (v, m) in models.iter().enumerate() {
+        let n = m.num_nodes();
+        let s = &m.solver;
+        let rec = [
+            node_off,
+            n,
+            spring_off,
+            m.springs.len(),
+            wall_off,
+            m.walls.len(),
+            match m.barrier.kind {
+                BarrierKind::Book => 0,
+                BarrierKind::Ipc => 1,
+            },
+            usize::from(s.integrator == Integrator::Newmark),
+            s.cg_max_iterations as usize,
+        ];
+        for (k, x) in rec.iter().enumerate() {
+            uints[var_u + v * VU + k] = *x as u32;
+        }
+        let weight = s.potential_weight();
+        let mass_floor = (0..n)
+            .filter(|&i| !m.fixed[i])
+            .map(|i| m.mass[i])
+            .fold(f64::INFINITY, f64::min);
+        let per_residual = if mass_floor == f64::INFINITY {
+            0.0
+        } else {
+            (dim as f64).sqrt() / mass_floor
+        };
+        let r = var_r + v * VR;
+        reals[r] = s.dt;
+        reals[r + 1] = weight;
+        reals[r + 2] = m.barrier.kappa;
+        reals[r + 3] = m.barrier.dhat;
+        for k in 0..dim {
+            reals[r + 4 + k] = m.gravity[k];
+        }
+        reals[r + 7] = per_residual;
+        reals[r + 8] = s.cg_tolerance;
+        for i in 0..n {
+            let b = nodes_r + 4 * (node_off + i);
+            reals[b] = m.mass[i];
+            reals[b + 1] = m.contact_area[i];
+            reals[b + 2] = f64::from(u8::from(m.fixed[i]));
+        }
+        for (k, sp) in m.springs.iter().enumerate() {
+            let g = spring_off + k;
+            uints[springs_u + 2 * g] = (node_off + sp.a as usize) as u32;
+            uints[springs_u + 2 * g + 1] = (node_off + sp.b as usize) as u32;
+            reals[springs_r + 2 * g] = sp.rest_length_sq;
+            reals[springs_r + 2 * g + 1] = sp.stiffness;
+        }
+        let (offsets, entries) = m.node_springs();
+        for i in 0..n {
+            uints[adj_u + node_off + i] = adj_fill as u32;
+            for &e in &entries[offsets[i] as usize..offsets[i + 1] as usize] {
+                uints[adj_fill] = (spring_off + e as usize) as u32;
+                adj_fill += 1;
+            }
+        }
+        for (k, w) in m.walls.iter().enumerate() {
+            let b = walls_r + 6 * (wall_off + k);
+            for c in 0..dim {
+                reals[b + c] = w.origin[c];
+                reals[b + 3 + c] = w.normal[c];
+            }
+        }
+        let words = (VU + 2 * m.springs.len() + n + 2 * m.springs.len()) as u64;
+        let static_reals = (VR + 4 * n + 2 * m.springs.len() + 6 * m.walls.len()) as u64;
+        let state_reals = (n * (3 * NV + BLOCK_REALS) + NA + RS) as u64;
+        sizes.push((words, static_reals + state_reals));
+        node_ranges.push((node_off, n));
+        node_off += n;
+        spring_off += m.springs.len();
+        wall_off += m.walls.len();
+    }
+    uints[adj_u + total_nodes] = adj_fill as u32;
+    Layout {
+        uints,
+        reals,
+        total_nodes,
+        node_ranges,
+        sizes,
+    }
+}
+
+impl EnsembleDevice {
+    /// Opens the device in the precision `choice` resolves to and uploads `models`
+    /// (one dimension; each at its initial state).
+    pub fn new(models: &[&Model], choice: PrecisionChoice) -> Result<Self, String> {
+        if models.is_empty() {
+            return Err("an ensemble needs at least one variant".into());
+        }
+        let dim = models[0].dim;
+        if let Some(m) = models.iter().find(|m| m.dim != dim) {
+            return Err(format!(
+                "one batch holds one dimension; a {}D variant came after {dim}D ones",
+                m.dim
+            ));
+        }
+        let lay = layout(models);
+        let state_len = lay.total_nodes * (3 * NV + BLOCK_REALS);
+        let needs = |p: GpuPrecision| -> Result<Needs, String> {
+            let rb = real_bytes(p);
+            let largest = (state_len as u64 * rb)
+                .max(lay.reals.len() as u64 * rb)
+                .max(lay.uints.len() as u64 * 4);
+            Ok(Needs {
+                largest_buffer: largest,
+                largest_buffer_name: "ensemble state",
+                storage_buffers: 6,
+                grows: false,
+            })
+        };
+        let ctx = GpuContext::new(&needs, choice, GpuOptions::default())?;
+        let precision = ctx.precision;
+        let rb = real_bytes(precision);
+        let device = &ctx.device;
+        let source = shaders::compose_for(
+            "ensemble/round.wgsl",
+            &crate::implicit::wgsl::generate(&[]),
+            precision,
+        )?;
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("ensemble/round.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("ensemble_round"),
+            layout: None,
+            module: &module,
+            entry_point: Some("ensemble_round"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        let init = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+        };
+        let uints = init("ensemble uints", bytemuck::cast_slice(&lay.uints), storage);
+        let reals = init(
+            "ensemble reals",
+            &reals_bytes(&lay.reals, precision),
+            storage,
+        );
+        let k = models.len();
+        let ops = init("ensemble ops", &vec![0u8; 4 * k], storage);
+        let args = init("ensemble args", &vec![0u8; NA * k * rb as usize], storage);
+        // The state: x, v (0 on fixed nodes) and Newmark's consistent a⁰ from the
+        // models, everything else zero.
+        let mut state = vec![0.0f64; state_len];
+        let tn = lay.total_nodes;
+        for (m, &(off, n)) in models.iter().zip(&lay.node_ranges) {
+            let a0 = match m.solver.integrator {
+                Integrator::Newmark => crate::integrator::initial_acceleration(m),
+                Integrator::ImplicitEuler => vec![0.0; n * dim],
+            };
+            for i in 0..n {
+                let v = if m.fixed[i] { 0.0 } else { 1.0 };
+                for c in 0..dim {
+                    state[(off + i) * 3 + c] = m.x0[i * dim + c];
+                    state[(4 * tn + off + i) * 3 + c] = v * m.v0[i * dim + c];
+                    state[(5 * tn + off + i) * 3 + c] = a0[i * dim + c];
+                }
+            }
+        }
+        let copy = wgpu::BufferUsages::COPY_SRC;
+        let state = init(
+            "ensemble state",
+            &reals_bytes(&state, precision),
+            storage | copy,
+        );
+        let results = init(
+            "ensemble results",
+            &vec![0u8; RS * k * rb as usize],
+            storage | copy,
+        );
+        let staging_len = (RS * k).max(2 * 3 * lay.total_nodes) as u64 * rb;
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("ensemble staging"),
+            size: staging_len,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let bgl = pipeline.get_bind_group_layout(0);
+        let entries: Vec<wgpu::BindGroupEntry> = [&uints, &reals, &ops, &args, &state, &results]
+            .iter()
+            .enumerate()
+            .map(|(b, buf)| wgpu::BindGroupEntry {
+                binding: b as u32,
+                resource: buf.as_entire_binding(),
+            })
+            .collect();
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("ensemble"),
+            layout: &bgl,
+            entries: &entries,
+        });
+        let bytes_per_variant = lay
+            .sizes
+            .iter()
+            .map(|&(words, r)| 4 * words + rb * r + 4)
+            .collect();
+        Ok(Self {
+            ctx,
+            pipeline,
+            bind_group,
+            ops,
+            args,
+            state,
+            results,
+            staging,
+            variants: k,
+            node_ranges: lay.node_ranges,
+            total_nodes: lay.total_nodes,
+            dim,
+            submissions: 0,
+            readbacks: 0,
+            bytes_per_variant,
+        })
+    }
+
+    /// The adapter and precision, in words.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} {}",
+            crate::backend::gpu::context::describe(&self.ctx.info),
+            self.ctx.precision.name()
+        )
+    }
+
+    /// The precision mode the kernel runs in.
+    pub fn precision(&self) -> GpuPrecision {
+        self.ctx.precision
+    }
+
+    /// Runs one round: variant v does `ops[v]` (flags of `shaders/ensemble/state.wgsl`;
+    /// 0 idles) with `args[v * NA..]`; returns every variant's [`RS`] results.
+    pub fn round(&mut self, ops: &[u32], args: &[f64]) -> Vec<f64> {
+        let p = self.ctx.precision;
+        let rb = real_bytes(p);
+        let q = &self.ctx.queue;
+        q.write_buffer(&self.ops, 0, bytemuck::cast_slice(ops));
+        q.write_buffer(&self.args, 0, &reals_bytes(args, p));
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("ensemble round"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &self.bind_group, &[]);
+            let k = self.variants as u32;
+            let x = k.min(MAX_GROUPS_X);
+            pass.dispatch_workgroups(x, k.div_ceil(x), 1);
+        }
+        let len = (RS * self.variants) as u64 * rb;
+        enc.copy_buffer_to_buffer(&self.results, 0, &self.staging, 0, len);
+        q.submit([enc.finish()]);
+        self.submissions += 1;
+        self.readbacks += 1;
+        decode_reals(&map_and_read(&self.ctx.device, &self.staging, len), rb)
+    }
+
+    /// Every node's positions and velocities, `total × 3` each (one submission and
+    /// one readback).
+    pub fn read_nodes(&mut self) -> (Vec<f64>, Vec<f64>) {
+        let rb = real_bytes(self.ctx.precision);
+        let len = (3 * self.total_nodes) as u64 * rb;
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        for (slot, k) in [NodeVector::Positions, NodeVector::Velocities]
+            .iter()
+            .enumerate()
+        {
+            let src = *k as u64 * len;
+            enc.copy_buffer_to_buffer(&self.state, src, &self.staging, slot as u64 * len, len);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        self.submissions += 1;
+        self.readbacks += 1;
+        let all = decode_reals(&map_and_read(&self.ctx.device, &self.staging, 2 * len), rb);
+        let (x, v) = all.split_at(3 * self.total_nodes);
+        (x.to_vec(), v.to_vec())
+    }
+}

@@ -1,0 +1,347 @@
+//! One variant of a batch as the run loop sees it: a [`Backend`] whose device work is
+//! done in lock-step rounds with the other variants ([`super::lockstep`]). It makes
+//! the GPU backend's decisions (src/backend/gpu/system.rs): the first line-search
+//! trial at α = min(1, CCD bound) comes with the direction, E after an accepted step
+//! is E plus the accepted change, and writes (advance, step start and end) wait for
+//! the next call that needs an answer. The round that reads a step's diagnostics
+//! also starts the next step, so a step with n Newton iterations takes n + 2 rounds.
+
+use super::device::{NA, RS};
+use super::lockstep::{Lockstep, Reply, Request};
+use crate::backend::{Backend, DeviceCounters, Diagnostics};
+use crate::newton::{CgTolerance, Direction, NewtonSystem, ETA_MAX, GAMMA, SAFEGUARD_THRESHOLD};
+use crate::precision::GpuPrecision;
+use std::sync::Arc;
+
+// Operation flags and argument and result slots of shaders/ensemble/state.wgsl.
+const OP_ADVANCE: u32 = 1;
+const OP_END: u32 = 2;
+const OP_DIAGNOSTICS: u32 = 4;
+const OP_BEGIN: u32 = 8;
+const OP_ENERGY: u32 = 16;
+const OP_DIRECTION: u32 = 32;
+const OP_TRIAL: u32 = 64;
+const A_ADVANCE_ALPHA: usize = 0;
+const A_TRIAL_ALPHA: usize = 1;
+const A_FORCING: usize = 2;
+const A_ETA: usize = 3;
+const A_PREV_RHS: usize = 4;
+const A_PREV_ETA: usize = 5;
+const A_FLOOR: usize = 6;
+const A_STOP_DISTANCE: usize = 7;
+const A_GAMMA: usize = 8;
+const A_SAFEGUARD: usize = 9;
+const A_ETA_MAX: usize = 10;
+const Q_ENERGY: usize = 0;
+const Q_ENERGY_BAD: usize = 1;
+const Q_KINETIC: usize = 2;
+const Q_GRAVITY: usize = 3;
+const Q_ELASTIC: usize = 4;
+const Q_BARRIER: usize = 5;
+const Q_MIN_DISTANCE: usize = 6;
+const Q_NORM: usize = 7;
+const Q_CG_ITERATIONS: usize = 8;
+const Q_CG_CONVERGED: usize = 9;
+const Q_BELOW: usize = 10;
+const Q_NEAR: usize = 11;
+const Q_RHS: usize = 13;
+const Q_RR: usize = 14;
+const Q_CCD: usize = 15;
+const Q_TRIAL_CHANGE: usize = 17;
+const Q_TRIAL_BAD: usize = 18;
+
+/// The stand-in for +∞ the kernels write (`BIG` in shaders/common.wgsl), read back.
+const BIG_READ: f64 = 2.9e38;
+
+/// What the batch tells each of its variants about itself.
+#[derive(Clone, Debug)]
+pub struct Shared {
+    /// Adapter and precision, in words, with the batch size.
+    pub device: String,
+    /// The precision mode.
+    pub precision: GpuPrecision,
+}
+
+/// One variant's backend.
+pub struct Member {
+    lock: Arc<Lockstep>,
+    index: usize,
+    shared: Arc<Shared>,
+    memory_bytes: u64,
+    /// `solver.cg_tolerance`: directions solved looser get an error bound.
+    cg_floor: f64,
+    /// `√d / m_min` (m/N), [`Direction::error_bound`] per unit residual.
+    per_residual: f64,
+    /// Operations waiting for the next round, and their arguments.
+    ops: u32,
+    args: [f64; NA],
+    /// E of the next step's start, computed by the round that read the diagnostics.
+    started: Option<f64>,
+    pending_energy: Option<f64>,
+    current_energy: f64,
+    speculative_trial: Option<(f64, f64)>,
+    last_trial: Option<(f64, f64)>,
+    ccd: f64,
+    nodes: Option<(Vec<f64>, Vec<f64>)>,
+    rounds: u64,
+}
+
+impl Member {
+    /// Variant `index` of the batch that `lock` serves; `memory_bytes` its share of
+    /// the device's buffers.
+    pub fn new(
+        lock: Arc<Lockstep>,
+        index: usize,
+        shared: Arc<Shared>,
+        model: &crate::model::Model,
+        memory_bytes: u64,
+    ) -> Self {
+        let floor = (0..model.num_nodes())
+            .filter(|&i| !model.fixed[i])
+            .map(|i| model.mass[i])
+            .fold(f64::INFINITY, f64::min);
+        let per_residual = if floor == f64::INFINITY {
+            0.0
+        } else {
+            (model.dim as f64).sqrt() / floor
+        };
+        Self {
+            lock,
+            index,
+            shared,
+            memory_bytes,
+            cg_floor: model.solver.cg_tolerance,
+            per_residual,
+            ops: 0,
+            args: [0.0; NA],
+            started: None,
+            pending_energy: None,
+            current_energy: 0.0,
+            speculative_trial: None,
+            last_trial: None,
+            ccd: 1.0,
+            nodes: None,
+            rounds: 0,
+        }
+    }
+
+    /// Queues `op` for the next round; runs the queued ones first where `op` must
+    /// come after them and the round's fixed order would put it before.
+    fn defer(&mut self, op: u32) {
+        if self.ops >= op {
+            self.round(0, false);
+        }
+        self.ops |= op;
+        if op & (OP_ADVANCE | OP_END) != 0 {
+            self.nodes = None;
+        }
+    }
+
+    /// Runs the queued operations and `op` in one round.
+    fn round(&mut self, op: u32, read_nodes: bool) -> Reply {
+        if op != 0 && self.ops >= op {
+            self.round(0, false);
+        }
+        let req = Request {
+            ops: self.ops | op,
+            args: self.args,
+            read_nodes,
+        };
+        self.ops = 0;
+        self.rounds += 1;
+        self.lock.call(self.index, req)
+    }
+
+    fn energy_of(r: &[f64; RS]) -> f64 {
+        if r[Q_ENERGY_BAD] != 0.0 {
+            f64::INFINITY
+        } else {
+            r[Q_ENERGY]
+        }
+    }
+
+    fn nodes(&mut self) -> &(Vec<f64>, Vec<f64>) {
+        if self.nodes.is_none() {
+            self.nodes = self.round(0, true).nodes;
+        }
+        self.nodes.as_ref().expect("the round read the nodes")
+    }
+}
+
+impl Drop for Member {
+    fn drop(&mut self) {
+        self.lock.leave(self.index);
+    }
+}
+
+impl NewtonSystem for Member {
+    fn energy(&mut self) -> f64 {
+        if let Some(e) = self.pending_energy.take() {
+            self.current_energy = e;
+            return e;
+        }
+        let r = self.round(OP_ENERGY, false);
+        self.current_energy = Self::energy_of(&r.results);
+        self.current_energy
+    }
+
+    fn compute_direction(&mut self, tolerance: CgTolerance) -> Direction {
+        let a = &mut self.args;
+        match tolerance {
+            CgTolerance::Fixed(eta) => {
+                a[A_FORCING] = 0.0;
+                a[A_ETA] = eta;
+            }
+            CgTolerance::Forcing {
+                previous_rhs_norm,
+                previous_eta,
+                floor,
+                stop_distance,
+            } => {
+                a[A_FORCING] = 1.0;
+                a[A_PREV_RHS] = previous_rhs_norm;
+                a[A_PREV_ETA] = previous_eta;
+                a[A_FLOOR] = floor;
+                a[A_STOP_DISTANCE] = stop_distance;
+                a[A_GAMMA] = GAMMA;
+                a[A_SAFEGUARD] = SAFEGUARD_THRESHOLD;
+                a[A_ETA_MAX] = ETA_MAX;
+            }
+        }
+        let r = self.round(OP_DIRECTION, false).results;
+        let rhs_norm = r[Q_RHS];
+        // The η the device solved to, in f64 (the device's own differs by rounding).
+        let eta = tolerance.relative(rhs_norm, self.per_residual);
+        self.ccd = r[Q_CCD];
+        self.speculative_trial = (self.ccd > 0.0).then(|| {
+            let de = if r[Q_TRIAL_BAD] != 0.0 {
+                f64::INFINITY
+            } else {
+                r[Q_TRIAL_CHANGE]
+            };
+            (self.ccd, de)
+        });
+        Direction {
+            norm: r[Q_NORM],
+            cg_iterations: r[Q_CG_ITERATIONS] as u32,
+            cg_converged: r[Q_CG_CONVERGED] != 0.0,
+            below_resolution: r[Q_BELOW] != 0.0,
+            near_resolution: r[Q_NEAR] != 0.0,
+            cg_tolerance: eta,
+            rhs_norm,
+            error_bound: if eta <= self.cg_floor {
+                f64::INFINITY
+            } else {
+                // widened by 1 % for the recurrence residual's rounding, as the GPU
+                1.01 * self.per_residual * r[Q_RR].max(0.0).sqrt()
+            },
+        }
+    }
+
+    fn ccd_bound(&mut self) -> f64 {
+        self.ccd
+    }
+
+    fn energy_change(&mut self, alpha: f64) -> f64 {
+        if let Some((a, de)) = self.speculative_trial.take() {
+            if a == alpha {
+                self.last_trial = Some((alpha, de));
+                return de;
+            }
+        }
+        self.args[A_TRIAL_ALPHA] = alpha;
+        let r = self.round(OP_TRIAL, false).results;
+        let de = if r[Q_TRIAL_BAD] != 0.0 {
+            f64::INFINITY
+        } else {
+            r[Q_TRIAL_CHANGE]
+        };
+        self.last_trial = Some((alpha, de));
+        de
+    }
+
+    fn advance(&mut self, alpha: f64) {
+        self.speculative_trial = None;
+        self.defer(OP_ADVANCE);
+        self.args[A_ADVANCE_ALPHA] = alpha;
+        self.pending_energy = match self.last_trial.take() {
+            Some((a, de)) if a == alpha && de.is_finite() => Some(self.current_energy + de),
+            _ => None,
+        };
+    }
+}
+
+impl Backend for Member {
+    fn name(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn device(&self) -> String {
+        self.shared.device.clone()
+    }
+
+    fn gpu_precision(&self) -> Option<GpuPrecision> {
+        Some(self.shared.precision)
+    }
+
+    fn begin_step(&mut self) {
+        self.speculative_trial = None;
+        self.last_trial = None;
+        self.pending_energy = match self.started.take() {
+            Some(e) => Some(e),
+            None => {
+                self.defer(OP_BEGIN);
+                None
+            }
+        };
+    }
+
+    fn end_step(&mut self) {
+        self.started = None;
+        self.defer(OP_END);
+    }
+
+    fn positions(&mut self) -> Vec<f64> {
+        self.nodes().0.clone()
+    }
+
+    fn velocities(&mut self) -> Vec<f64> {
+        self.nodes().1.clone()
+    }
+
+    fn diagnostics(&mut self) -> Diagnostics {
+        // The next step's start changes neither x nor v: do it now, with its E.
+        let r = self
+            .round(OP_DIAGNOSTICS | OP_BEGIN | OP_ENERGY, false)
+            .results;
+        self.started = Some(Self::energy_of(&r));
+        let dmin = r[Q_MIN_DISTANCE];
+        Diagnostics {
+            kinetic: r[Q_KINETIC],
+            gravity: r[Q_GRAVITY],
+            elastic: r[Q_ELASTIC],
+            barrier: r[Q_BARRIER],
+            min_wall_distance: if dmin >= BIG_READ {
+                f64::INFINITY
+            } else {
+                dmin
+            },
+            min_pair_distance: f64::INFINITY,
+            ..Default::default()
+        }
+    }
+
+    fn preconditioner(&self) -> Option<crate::linear_solver::PreconditionerKind> {
+        Some(crate::linear_solver::PreconditionerKind::BlockJacobi)
+    }
+
+    fn counters(&self) -> DeviceCounters {
+        // Each round is one submission and one readback shared by the whole batch.
+        DeviceCounters {
+            submissions: self.rounds,
+            readbacks: self.rounds,
+            dispatches: self.rounds,
+            memory_bytes: self.memory_bytes,
+        }
+    }
+}
