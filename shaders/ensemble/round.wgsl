@@ -196,7 +196,7 @@ fn matvec_node(vt: Variant, g: u32) -> vec3<real> {
     let xi = load_vec(S_X, g);
     let di = load_vec(S_D, g);
     var y = vec3<real>(0.0);
-    let adj = uints[H_ADJ];
+    let adj = adj_u;
     for (var e = uints[adj + g]; e < uints[adj + g + 1u]; e++) {
         let sp = load_spring(uints[e]);
         var j = sp.a;
@@ -210,7 +210,7 @@ fn matvec_node(vt: Variant, g: u32) -> vec3<real> {
 // The Newton system at x: r = −∇E, each node's Newton block (mass and walls) and
 // its block-Jacobi inverse (with its springs' blocks); p = 0.
 fn assemble(vt: Variant, lid: u32) {
-    let adj = uints[H_ADJ];
+    let adj = adj_u;
     for (var i = lid; i < vt.nodes; i += WGE) {
         let g = vt.node_off + i;
         store_vec(S_P, g, vec3<real>(0.0));
@@ -365,6 +365,7 @@ fn ensemble_round(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     if (v >= uints[H_VARIANTS]) { return; }
     let op = ops[v];
     if (op == 0u) { return; }
+    load_header();
     let vt = load_variant(v);
     if ((op & OP_ADVANCE) != 0u) { advance(vt, lid); }
     if ((op & OP_END) != 0u) { end_step(vt, lid); }

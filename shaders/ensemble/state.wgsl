@@ -25,8 +25,9 @@
 @group(0) @binding(4) var<storage, read_write> state: array<real>;
 @group(0) @binding(5) var<storage, read_write> results: array<real>;
 
-// Threads per variant (one workgroup).
-const WGE: u32 = 64u;
+// Threads per variant (one workgroup): one warp on NVIDIA hardware; on lavapipe
+// (2 cores) 32 ran the square drop 1.5x faster per round than 64 (BENCHMARKS.md).
+const WGE: u32 = 32u;
 
 // Header of `uints`.
 const H_VARIANTS: u32 = 0u;
@@ -122,6 +123,28 @@ const Q_TRIAL_ALPHA: u32 = 16u;
 const Q_TRIAL_CHANGE: u32 = 17u;
 const Q_TRIAL_BAD: u32 = 18u;
 
+// The header, copied into registers once per invocation (load_header): every node
+// and spring access needs some of it.
+var<private> total_nodes: u32;
+var<private> var_u: u32;
+var<private> springs_u: u32;
+var<private> adj_u: u32;
+var<private> var_r: u32;
+var<private> nodes_r: u32;
+var<private> springs_r: u32;
+var<private> walls_r: u32;
+
+fn load_header() {
+    total_nodes = uints[H_TOTAL_NODES];
+    var_u = uints[H_VAR_U];
+    springs_u = uints[H_SPRINGS];
+    adj_u = uints[H_ADJ];
+    var_r = uints[H_VAR_R];
+    nodes_r = uints[H_NODES_R];
+    springs_r = uints[H_SPRINGS_R];
+    walls_r = uints[H_WALLS_R];
+}
+
 // What a workgroup knows of its variant.
 struct Variant {
     index: u32,
@@ -143,8 +166,8 @@ struct Variant {
 }
 
 fn load_variant(v: u32) -> Variant {
-    let u = uints[H_VAR_U] + v * VU;
-    let r = uints[H_VAR_R] + v * VR;
+    let u = var_u + v * VU;
+    let r = var_r + v * VR;
     let g = vec3<real>(reals[r + R_GRAVITY], reals[r + R_GRAVITY + 1u], reals[r + R_GRAVITY + 2u]);
     return Variant(v, uints[u + V_NODE_OFF], uints[u + V_NODES], uints[u + V_SPRING_OFF], uints[u + V_SPRINGS],
         uints[u + V_WALL_OFF], uints[u + V_WALLS], uints[u + V_BARRIER], uints[u + V_INTEGRATOR], uints[u + V_CG_MAX],
@@ -152,7 +175,7 @@ fn load_variant(v: u32) -> Variant {
 }
 
 fn var_real(v: u32, k: u32) -> real {
-    return reals[uints[H_VAR_R] + v * VR + k];
+    return reals[var_r + v * VR + k];
 }
 
 fn arg(v: u32, k: u32) -> real {
@@ -164,7 +187,7 @@ fn put(v: u32, k: u32, value: real) {
 }
 
 fn vec_base(k: u32, g: u32) -> u32 {
-    return (k * uints[H_TOTAL_NODES] + g) * 3u;
+    return (k * total_nodes + g) * 3u;
 }
 
 fn load_vec(k: u32, g: u32) -> vec3<real> {
@@ -180,7 +203,7 @@ fn store_vec(k: u32, g: u32, val: vec3<real>) {
 }
 
 fn block_base(which: u32, g: u32) -> u32 {
-    return NV * uints[H_TOTAL_NODES] * 3u + g * 12u + which * 6u;
+    return NV * total_nodes * 3u + g * 12u + which * 6u;
 }
 
 fn load_sym(which: u32, g: u32) -> Sym {
@@ -207,15 +230,15 @@ fn sym_apply(s: Sym, u: vec3<real>) -> vec3<real> {
 }
 
 fn node_mass(g: u32) -> real {
-    return reals[uints[H_NODES_R] + g * 4u];
+    return reals[nodes_r + g * 4u];
 }
 
 fn node_area(g: u32) -> real {
-    return reals[uints[H_NODES_R] + g * 4u + 1u];
+    return reals[nodes_r + g * 4u + 1u];
 }
 
 fn node_fixed(g: u32) -> bool {
-    return reals[uints[H_NODES_R] + g * 4u + 2u] != 0.0;
+    return reals[nodes_r + g * 4u + 2u] != 0.0;
 }
 
 // A spring's end nodes (global), squared rest length and stiffness.
@@ -227,13 +250,13 @@ struct EnsembleSpring {
 }
 
 fn load_spring(s: u32) -> EnsembleSpring {
-    let u = uints[H_SPRINGS] + 2u * s;
-    let r = uints[H_SPRINGS_R] + 2u * s;
+    let u = springs_u + 2u * s;
+    let r = springs_r + 2u * s;
     return EnsembleSpring(uints[u], uints[u + 1u], reals[r], reals[r + 1u]);
 }
 
 fn wall_at(w: u32) -> array<vec3<real>, 2> {
-    let b = uints[H_WALLS_R] + 6u * w;
+    let b = walls_r + 6u * w;
     return array<vec3<real>, 2>(vec3<real>(reals[b], reals[b + 1u], reals[b + 2u]), vec3<real>(reals[b + 3u], reals[b + 4u], reals[b + 5u]));
 }
 

@@ -2,6 +2,7 @@
 //! ([`run`]), `compare` ([`compare`]), `scenes` and `devices`. Each takes its parsed
 //! arguments and returns the process's exit status.
 
+pub mod batch;
 pub mod check;
 pub mod compare;
 pub mod run;

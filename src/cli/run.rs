@@ -97,6 +97,15 @@ pub struct RunArgs {
     /// summary still says `stalled`. Without it such a run exits with status 3.
     #[arg(long)]
     pub allow_stalled: bool,
+    /// Run the variants listed in FILE as batches on the GPU (`springsim sweep
+    /// --backend gpu` writes it): one line per variant, its output folder and its
+    /// `KEY=VALUE` overrides separated by tabs.
+    #[arg(long, hide = true, value_name = "FILE", conflicts_with = "out")]
+    pub batch_file: Option<PathBuf>,
+    /// Most variants in one batch of `--batch-file`.
+    #[arg(long, hide = true, default_value_t = crate::ensemble::DEFAULT_BATCH as u64,
+          value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub batch: u64,
 }
 
 /// Opens the chosen backend. `auto` takes a hardware GPU when there is one and
@@ -164,6 +173,9 @@ pub fn max_threads() -> usize {
 /// Runs `springsim run`. Exit status 2 for a bad argument (nothing run), 1 for a
 /// failed run, 3 for a stalled one (0 with `--allow-stalled`), 130 when interrupted.
 pub fn main(args: RunArgs) -> ExitCode {
+    if let Some(file) = &args.batch_file {
+        return super::batch::main(&args, file);
+    }
     match prepare(&args) {
         Ok(p) => {
             crate::interrupt::install();
@@ -202,6 +214,22 @@ fn prepare(args: &RunArgs) -> Result<Prepared, String> {
             .build_global()
             .map_err(|e| format!("--threads {t}: {e}"))?;
     }
+    let (scene, opts) = prepare_scene(args)?;
+    let backend = if scene.nonsmooth.is_some() {
+        None
+    } else {
+        Some(make_backend(args.backend, &scene, args.quiet)?)
+    };
+    Ok(Prepared {
+        scene,
+        backend,
+        opts,
+    })
+}
+
+/// The scene with `args`' overrides and the run options, or the error of a bad
+/// argument (no backend is opened).
+pub fn prepare_scene(args: &RunArgs) -> Result<(Scene, RunOptions), String> {
     let overrides = scene::Override::parse_all(&args.set)?;
     let mut scene = scene::load_with(&args.scene, &overrides).map_err(|e| e.to_string())?;
     scene.print_warnings();
@@ -222,15 +250,10 @@ fn prepare(args: &RunArgs) -> Result<Prepared, String> {
     if let Some(e) = out_dir_error(&out_dir) {
         return Err(e);
     }
-    let backend = if scene.nonsmooth.is_some() {
-        // Seed 002's nonsmooth scheme steps particles on the host; it has no GPU twin.
-        if args.backend == BackendChoice::Gpu {
-            return Err(format!("--backend gpu: scene `{}` uses contact.model = \"nonsmooth\", which runs on the CPU only", scene.name));
-        }
-        None
-    } else {
-        Some(make_backend(args.backend, &scene, args.quiet)?)
-    };
+    // Seed 002's nonsmooth scheme steps particles on the host; it has no GPU twin.
+    if scene.nonsmooth.is_some() && args.backend == BackendChoice::Gpu {
+        return Err(format!("--backend gpu: scene `{}` uses contact.model = \"nonsmooth\", which runs on the CPU only", scene.name));
+    }
     let opts = RunOptions {
         steps,
         out_dir,
@@ -245,11 +268,7 @@ fn prepare(args: &RunArgs) -> Result<Prepared, String> {
         progress: !args.quiet && std::io::stderr().is_terminal(),
         stop_after_contact: None,
     };
-    Ok(Prepared {
-        scene,
-        backend,
-        opts,
-    })
+    Ok((scene, opts))
 }
 
 /// Prints the run's report line and notes, and picks the exit status.

@@ -12,6 +12,7 @@
 //! alone on the GPU backend).
 
 pub mod device;
+pub mod layout;
 pub mod lockstep;
 pub mod member;
 
@@ -48,12 +49,102 @@ pub struct BatchReport {
     pub seconds: f64,
 }
 
+/// Most variants in one batch by default (`sweep --batch`).
+pub const DEFAULT_BATCH: usize = 1024;
+
+/// Most bytes of device memory one batch's variants may hold together: wgpu's
+/// default largest storage binding (128 MiB), so a batch opens on any adapter;
+/// larger batches are split.
+pub const BATCH_BYTES: u64 = 128 << 20;
+
+/// Runs every job on the GPU: the supported ones ([`device::unsupported`]) in
+/// batches of one dimension and precision, at most `cap` variants and
+/// [`BATCH_BYTES`] each; the others alone on the GPU backend. `done` is called
+/// with each job's index and outcome as its batch (or its run alone) ends.
+pub fn run_jobs(
+    jobs: &[Job],
+    cap: usize,
+    mut done: impl FnMut(usize, &Result<Summary, String>),
+) -> BatchTotals {
+    let mut totals = BatchTotals::default();
+    let mut groups: Vec<(usize, PrecisionChoice, Vec<usize>)> = Vec::new();
+    for (i, j) in jobs.iter().enumerate() {
+        let m = &j.scene.model;
+        if device::unsupported(m).is_some() {
+            let out = run_alone(j);
+            totals.alone += 1;
+            done(i, &out);
+            continue;
+        }
+        let key = (m.dim, m.solver.precision);
+        match groups.iter_mut().find(|g| (g.0, g.1) == key) {
+            Some(g) => g.2.push(i),
+            None => groups.push((key.0, key.1, vec![i])),
+        }
+    }
+    for (_, precision, members) in groups {
+        let mut start = 0;
+        while start < members.len() {
+            // As many as fit the cap and the byte budget (at least one).
+            let mut end = start;
+            let mut bytes = 0u64;
+            while end < members.len() && end - start < cap.max(1) {
+                let b = layout::estimated_bytes(&jobs[members[end]].scene.model);
+                if end > start && bytes + b > BATCH_BYTES {
+                    break;
+                }
+                bytes += b;
+                end += 1;
+            }
+            let batch: Vec<&Job> = members[start..end].iter().map(|&i| &jobs[i]).collect();
+            match run_batch_of(&batch, precision) {
+                Ok(r) => {
+                    totals.batches += 1;
+                    totals.submissions += r.submissions;
+                    for (k, out) in r.outcomes.iter().enumerate() {
+                        done(members[start + k], out);
+                    }
+                }
+                Err(e) => {
+                    for &i in &members[start..end] {
+                        done(i, &Err(e.clone()));
+                    }
+                }
+            }
+            start = end;
+        }
+    }
+    totals
+}
+
+/// What [`run_jobs`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BatchTotals {
+    /// Batches run.
+    pub batches: u64,
+    /// Jobs run alone (not supported in a batch).
+    pub alone: u64,
+    /// Device submissions of the batches.
+    pub submissions: u64,
+}
+
+/// One job alone on the GPU backend.
+fn run_alone(job: &Job) -> Result<Summary, String> {
+    let gpu = crate::backend::gpu::GpuBackend::new(job.scene.model.clone())?;
+    crate::run::run(&job.scene, Some(Box::new(gpu)), &job.opts)
+}
+
 /// Stack of each variant's thread (bytes): the run loop is shallow.
 const MEMBER_STACK: usize = 1 << 20;
 
 /// Runs `jobs` as one batch on the GPU in `precision` (one dimension; every job
 /// supported, see [`device::unsupported`]).
 pub fn run_batch(jobs: &[Job], precision: PrecisionChoice) -> Result<BatchReport, String> {
+    let refs: Vec<&Job> = jobs.iter().collect();
+    run_batch_of(&refs, precision)
+}
+
+fn run_batch_of(jobs: &[&Job], precision: PrecisionChoice) -> Result<BatchReport, String> {
     let start = std::time::Instant::now();
     for j in jobs {
         if let Some(why) = device::unsupported(&j.scene.model) {

@@ -84,31 +84,9 @@ fn run_one(
     cmd.stdin(Stdio::null())
         .stdout(log.try_clone().map_or_else(|_| Stdio::null(), Stdio::from))
         .stderr(Stdio::from(log));
-    #[cfg(unix)]
-    {
-        // Its own process group: a terminal's Ctrl-C reaches the sweep only, which
-        // passes one SIGTERM on (two signals would end a run without its summary).
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-    }
-    // Checked and started under the lock the sweep takes to pass a stop on: a child
-    // is either in the list it signals, or never started.
-    let mut running = pids.lock().expect("pid list");
-    if crate::interrupt::requested() {
-        return None;
-    }
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => return failed(format!("cannot start {}: {e}", exe.display())),
-    };
-    let pid = child.id();
-    running.push(pid);
-    drop(running);
-    let status = child.wait();
-    pids.lock().expect("pid list").retain(|p| *p != pid);
-    let code = match status {
-        Ok(s) => s.code(),
-        Err(e) => return failed(format!("waiting for the run: {e}")),
+    let code = match wait_child(cmd, pids)? {
+        Ok(code) => code,
+        Err(e) => return failed(e),
     };
     let summary = super::metrics::RunFiles::open(&dir);
     let summary_status = summary
@@ -132,6 +110,132 @@ fn run_one(
     })
 }
 
+/// Starts `cmd` and waits for it, its pid in `pids` while it runs; `None` when a
+/// stop was asked for before it started. Its exit code (`None`: killed by a signal).
+fn wait_child(mut cmd: Command, pids: &Mutex<Vec<u32>>) -> Option<Result<Option<i32>, String>> {
+    #[cfg(unix)]
+    {
+        // Its own process group: a terminal's Ctrl-C reaches the sweep only, which
+        // passes one SIGTERM on (two signals would end a run without its summary).
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    // Checked and started under the lock the sweep takes to pass a stop on: a child
+    // is either in the list it signals, or never started.
+    let mut running = pids.lock().expect("pid list");
+    if crate::interrupt::requested() {
+        return None;
+    }
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => return Some(Err(format!("cannot start {:?}: {e}", cmd.get_program()))),
+    };
+    let pid = child.id();
+    running.push(pid);
+    drop(running);
+    let status = child.wait();
+    pids.lock().expect("pid list").retain(|p| *p != pid);
+    Some(
+        status
+            .map(|s| s.code())
+            .map_err(|e| format!("waiting for the run: {e}")),
+    )
+}
+
+/// Runs `chunk` (variants of `plan`) as GPU batches of at most `batch` in one
+/// `springsim run --batch-file` child, each variant into its own folder; records
+/// each from its `summary.json` and `run.log`. `None` when a stop was asked for
+/// before it started.
+fn run_batch(
+    exe: &Path,
+    plan: &Plan,
+    out: &Path,
+    chunk: &[Variant],
+    batch: usize,
+    pids: &Mutex<Vec<u32>>,
+) -> Option<Vec<Record>> {
+    let start = Instant::now();
+    let dir = out.join("batches");
+    let name = format!("batch-{:04}", chunk.first().map_or(0, |v| v.index));
+    let list = dir.join(format!("{name}.tsv"));
+    let log_path = dir.join(format!("{name}.log"));
+    let mut lines = String::new();
+    for v in chunk {
+        let d = out.join(&v.dir);
+        // A rerun starts clean: nothing of an earlier attempt is mixed into this one.
+        let _ = std::fs::remove_dir_all(&d);
+        lines.push_str(&d.display().to_string());
+        for (k, val) in &v.values {
+            lines.push_str(&format!("\t{k}={val}"));
+        }
+        lines.push('\n');
+    }
+    let all_failed = |e: String| {
+        let records = chunk.iter().map(|v| Record {
+            index: v.index,
+            status: "failed".into(),
+            error: Some(e.clone()),
+            exit_code: None,
+            seconds: start.elapsed().as_secs_f64(),
+        });
+        Some(records.collect())
+    };
+    let log = std::fs::create_dir_all(&dir)
+        .and_then(|_| std::fs::write(&list, lines))
+        .and_then(|_| std::fs::File::create(&log_path));
+    let log = match log {
+        Ok(f) => f,
+        Err(e) => return all_failed(format!("{}: {e}", dir.display())),
+    };
+    let mut cmd = Command::new(exe);
+    cmd.arg("run").arg(&plan.scene);
+    for s in &plan.set {
+        cmd.arg("--set").arg(s);
+    }
+    cmd.args(&plan.run_args)
+        .arg("--batch-file")
+        .arg(&list)
+        .arg("--batch")
+        .arg(batch.to_string())
+        .arg("--quiet");
+    cmd.stdin(Stdio::null())
+        .stdout(log.try_clone().map_or_else(|_| Stdio::null(), Stdio::from))
+        .stderr(Stdio::from(log));
+    let code = match wait_child(cmd, pids)? {
+        Ok(code) => code,
+        Err(e) => return all_failed(e),
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let records = chunk.iter().map(|v| {
+        let d = out.join(&v.dir);
+        let files = super::metrics::RunFiles::open(&d);
+        let field = |k: &str| {
+            files
+                .summary()
+                .and_then(|s| s[k].as_str().map(str::to_string))
+        };
+        let (status, error) = match field("status").as_deref() {
+            Some("completed") => ("completed".to_string(), None),
+            Some(s @ ("stalled" | "interrupted")) => (s.to_string(), field("error")),
+            _ => {
+                let why = field("error").unwrap_or_else(|| match d.join("run.log").exists() {
+                    true => last_error(&d.join("run.log"), code),
+                    false => last_error(&log_path, code),
+                });
+                ("failed".to_string(), Some(why))
+            }
+        };
+        Record {
+            index: v.index,
+            status,
+            error,
+            exit_code: code,
+            seconds,
+        }
+    });
+    Some(records.collect())
+}
+
 /// The last `error:` line of a run's log, or its exit status.
 fn last_error(log: &Path, code: Option<i32>) -> String {
     let text = std::fs::read_to_string(log).unwrap_or_default();
@@ -152,12 +256,16 @@ pub fn run_variants(
     plan: &Plan,
     out: &Path,
     todo: Vec<Variant>,
-    jobs: usize,
+    (jobs, batch): (usize, usize),
     progress: Progress,
     mut after: impl FnMut(&Record),
 ) -> Outcome {
     let total = todo.len();
-    let queue = Arc::new(Mutex::new(VecDeque::from(todo)));
+    // Chunks of variants: one each, or GPU batches handed to one child each.
+    let chunks: VecDeque<Vec<Variant>> =
+        todo.chunks(batch.max(1)).map(<[Variant]>::to_vec).collect();
+    let workers = chunks.len();
+    let queue = Arc::new(Mutex::new(chunks));
     let pids = Arc::new(Mutex::new(Vec::<u32>::new()));
     let bar = (progress == Progress::Bar).then(|| {
         let bar = indicatif::ProgressBar::new(total as u64);
@@ -171,19 +279,28 @@ pub fn run_variants(
     let mut outcome = Outcome::default();
     let (tx, rx) = mpsc::channel::<(Variant, Record)>();
     std::thread::scope(|scope| {
-        for _ in 0..jobs.max(1).min(total.max(1)) {
+        for _ in 0..jobs.max(1).min(workers.max(1)) {
             let (queue, pids, tx, exe) = (queue.clone(), pids.clone(), tx.clone(), &exe);
             scope.spawn(move || loop {
                 if crate::interrupt::requested() {
                     break;
                 }
-                let Some(v) = queue.lock().expect("queue").pop_front() else {
+                let Some(chunk) = queue.lock().expect("queue").pop_front() else {
                     break;
                 };
-                let Some(r) = run_one(exe, plan, out, &v, &pids) else {
+                let records = if batch > 1 {
+                    run_batch(exe, plan, out, &chunk, batch, &pids)
+                } else {
+                    run_one(exe, plan, out, &chunk[0], &pids).map(|r| vec![r])
+                };
+                let Some(records) = records else {
                     break;
                 };
-                if tx.send((v, r)).is_err() {
+                if chunk
+                    .into_iter()
+                    .zip(records)
+                    .any(|vr| tx.send(vr).is_err())
+                {
                     break;
                 }
             });

@@ -123,9 +123,16 @@ pub struct SweepArgs {
     #[arg(long)]
     pub duration: Option<f64>,
     /// Backend of every variant; sweeps default to the CPU, whose variants share the
-    /// cores; `gpu` runs one variant at a time unless --jobs says otherwise.
+    /// cores; `gpu` runs the variants as batched ensembles (one device submission
+    /// per round for a whole batch, see --batch); those a batch cannot hold yet run
+    /// one at a time.
     #[arg(long, value_enum, default_value = "cpu")]
     pub backend: BackendChoice,
+    /// Most variants in one GPU batch (default 1024; 1 runs each variant alone as
+    /// its own `springsim run`); larger batches are also split to fit 128 MiB of
+    /// device memory each. `--backend gpu` only.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub batch: Option<u64>,
     /// Metric columns and plots.
     #[command(flatten)]
     pub table: TableArgs,
@@ -248,14 +255,18 @@ fn sweep(args: &SweepArgs) -> Result<ExitCode, String> {
     };
     if !args.quiet {
         eprintln!(
-            "sweep: {} of {mine} variant(s){} to run, {} at a time, into {}",
+            "sweep: {} of {mine} variant(s){} to run, {}, into {}",
             todo.len(),
             if p.shard.count > 1 {
                 format!(" of shard {}/{}", p.shard.index, p.shard.count)
             } else {
                 String::new()
             },
-            p.jobs,
+            if p.batch > 1 {
+                format!("in GPU batches of up to {}", p.batch)
+            } else {
+                format!("{} at a time", p.jobs)
+            },
             p.out.display()
         );
     }
@@ -264,12 +275,20 @@ fn sweep(args: &SweepArgs) -> Result<ExitCode, String> {
     // Keep the table current (every few seconds: building it reads every variant's
     // files), so an interrupted sweep's is too.
     let mut written = std::time::Instant::now();
-    let outcome = exec::run_variants(p.exe.clone(), plan, out, todo, p.jobs, progress, |_| {
-        if !sharded && written.elapsed().as_secs_f64() >= crate::run::SUMMARY_INTERVAL_S {
-            let _ = table::write(out, &table::build(out, plan));
-            written = std::time::Instant::now();
-        }
-    });
+    let outcome = exec::run_variants(
+        p.exe.clone(),
+        plan,
+        out,
+        todo,
+        (p.jobs, p.batch),
+        progress,
+        |_| {
+            if !sharded && written.elapsed().as_secs_f64() >= crate::run::SUMMARY_INTERVAL_S {
+                let _ = table::write(out, &table::build(out, plan));
+                written = std::time::Instant::now();
+            }
+        },
+    );
     if sharded {
         // Tabulate this shard's variants; `collect` tabulates all of them.
         let t = table::build_where(out, plan, |i| p.shard.includes(i));

@@ -18,8 +18,10 @@ pub struct Prepared {
     pub out: PathBuf,
     /// This process's share.
     pub shard: Shard,
-    /// Variants at a time.
+    /// Variants (or batches of variants) at a time.
     pub jobs: usize,
+    /// Most variants in one GPU batch (1: each variant alone).
+    pub batch: usize,
     /// The `springsim` binary the variants run with.
     pub exe: PathBuf,
     /// The scene's name (of its first variant).
@@ -142,6 +144,13 @@ pub fn prepare(args: &SweepArgs) -> Result<Prepared, String> {
     let threads = args
         .threads
         .map_or_else(|| (cores() / jobs).max(1), |t| t as usize);
+    let batch = match (args.backend, args.batch) {
+        (BackendChoice::Gpu, b) => b.map_or(crate::ensemble::DEFAULT_BATCH, |b| b as usize),
+        (_, None) => 1,
+        (_, Some(_)) => {
+            return Err("--batch: batched ensembles run on the GPU; add --backend gpu".into())
+        }
+    };
     if threads > crate::cli::run::max_threads() {
         return Err(format!(
             "--threads {threads}: must be at most {} (4 × the cores, at most 1024)",
@@ -180,6 +189,7 @@ pub fn prepare(args: &SweepArgs) -> Result<Prepared, String> {
         out,
         shard,
         jobs,
+        batch,
         exe,
         scene_name: name,
     })
@@ -241,6 +251,9 @@ pub fn emit_slurm(args: &SweepArgs, p: &Prepared, file: &Path) -> Result<(), Str
         cmd.extend(["--set".into(), s.clone()]);
     }
     cmd.extend(["--backend".into(), backend_name(args.backend).into()]);
+    if let Some(b) = args.batch {
+        cmd.extend(["--batch".into(), b.to_string()]);
+    }
     if let Some(s) = args.steps {
         cmd.extend(["--steps".into(), s.to_string()]);
     }

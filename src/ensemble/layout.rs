@@ -1,0 +1,182 @@
+//! What a batch's static buffers hold (`uints` and `reals`, layouts in
+//! `shaders/ensemble/state.wgsl`) and how many bytes each variant takes.
+
+use super::device::{NA, RS};
+use crate::energy::barrier::BarrierKind;
+use crate::model::{Integrator, Model};
+use crate::precision::GpuPrecision;
+
+/// u32s per variant record (`VU` in the shader).
+pub const VU: usize = 12;
+/// Reals per variant record (`VR`).
+pub const VR: usize = 12;
+/// Node vectors of the state buffer (`NV`).
+pub const NV: usize = 11;
+/// Reals per node block pair (Newton block and its block-Jacobi inverse).
+pub const BLOCK_REALS: usize = 12;
+/// Header u32s of the `uints` buffer.
+const HEADER: usize = 10;
+
+/// Device bytes a variant of `model` holds in a batch in f64 (an upper bound for
+/// every precision), for splitting batches.
+pub fn estimated_bytes(model: &Model) -> u64 {
+    let (n, s, w) = (model.num_nodes(), model.springs.len(), model.walls.len());
+    let words = VU + 4 * s + n + 1;
+    let reals = VR + 4 * n + 2 * s + 6 * w + n * (3 * NV + BLOCK_REALS) + NA + RS;
+    4 * words as u64 + 8 * reals as u64 + 4
+}
+
+pub fn push_real(out: &mut Vec<u8>, v: f64, precision: GpuPrecision) {
+    match precision {
+        GpuPrecision::F32 => out.extend_from_slice(&(v as f32).to_le_bytes()),
+        _ => out.extend_from_slice(&v.to_le_bytes()),
+    }
+}
+
+pub fn reals_bytes(v: &[f64], precision: GpuPrecision) -> Vec<u8> {
+    let mut out = Vec::with_capacity(v.len() * 8);
+    for &x in v {
+        push_real(&mut out, x, precision);
+    }
+    out
+}
+
+/// Bytes of one real in `precision`'s state class (the ensemble keeps everything
+/// in `real`: f32 in the f32 mode, f64 otherwise).
+pub fn real_bytes(precision: GpuPrecision) -> u64 {
+    match precision {
+        GpuPrecision::F32 => 4,
+        _ => 8,
+    }
+}
+
+/// The static description of a batch: what the `uints` and `reals` buffers hold.
+pub struct Layout {
+    pub uints: Vec<u32>,
+    pub reals: Vec<f64>,
+    pub total_nodes: usize,
+    pub node_ranges: Vec<(usize, usize)>,
+    /// Per variant: (u32 words, reals) of its static data plus its state reals.
+    pub sizes: Vec<(u64, u64)>,
+}
+
+pub fn layout(models: &[&Model]) -> Layout {
+    let dim = models[0].dim;
+    let total_nodes: usize = models.iter().map(|m| m.num_nodes()).sum();
+    let total_springs: usize = models.iter().map(|m| m.springs.len()).sum();
+    let total_adj = 2 * total_springs;
+    let var_u = HEADER;
+    let springs_u = var_u + VU * models.len();
+    let adj_u = springs_u + 2 * total_springs;
+    let mut uints = vec![0u32; adj_u + total_nodes + 1 + total_adj];
+    let var_r = 0;
+    let nodes_r = VR * models.len();
+    let springs_r = nodes_r + 4 * total_nodes;
+    let walls_r = springs_r + 2 * total_springs;
+    let total_walls: usize = models.iter().map(|m| m.walls.len()).sum();
+    let mut reals = vec![0.0f64; walls_r + 6 * total_walls];
+    let header = [
+        models.len(),
+        total_nodes,
+        var_u,
+        springs_u,
+        adj_u,
+        var_r,
+        nodes_r,
+        springs_r,
+        walls_r,
+        dim,
+    ];
+    for (k, h) in header.iter().enumerate() {
+        uints[k] = *h as u32;
+    }
+    let (mut node_off, mut spring_off, mut wall_off) = (0usize, 0usize, 0usize);
+    let mut adj_fill = adj_u + total_nodes + 1;
+    let mut node_ranges = Vec::new();
+    let mut sizes = Vec::new();
+    for (v, m) in models.iter().enumerate() {
+        let n = m.num_nodes();
+        let s = &m.solver;
+        let rec = [
+            node_off,
+            n,
+            spring_off,
+            m.springs.len(),
+            wall_off,
+            m.walls.len(),
+            match m.barrier.kind {
+                BarrierKind::Book => 0,
+                BarrierKind::Ipc => 1,
+            },
+            usize::from(s.integrator == Integrator::Newmark),
+            s.cg_max_iterations as usize,
+        ];
+        for (k, x) in rec.iter().enumerate() {
+            uints[var_u + v * VU + k] = *x as u32;
+        }
+        let weight = s.potential_weight();
+        let mass_floor = (0..n)
+            .filter(|&i| !m.fixed[i])
+            .map(|i| m.mass[i])
+            .fold(f64::INFINITY, f64::min);
+        let per_residual = if mass_floor == f64::INFINITY {
+            0.0
+        } else {
+            (dim as f64).sqrt() / mass_floor
+        };
+        let r = var_r + v * VR;
+        reals[r] = s.dt;
+        reals[r + 1] = weight;
+        reals[r + 2] = m.barrier.kappa;
+        reals[r + 3] = m.barrier.dhat;
+        for k in 0..dim {
+            reals[r + 4 + k] = m.gravity[k];
+        }
+        reals[r + 7] = per_residual;
+        reals[r + 8] = s.cg_tolerance;
+        for i in 0..n {
+            let b = nodes_r + 4 * (node_off + i);
+            reals[b] = m.mass[i];
+            reals[b + 1] = m.contact_area[i];
+            reals[b + 2] = f64::from(u8::from(m.fixed[i]));
+        }
+        for (k, sp) in m.springs.iter().enumerate() {
+            let g = spring_off + k;
+            uints[springs_u + 2 * g] = (node_off + sp.a as usize) as u32;
+            uints[springs_u + 2 * g + 1] = (node_off + sp.b as usize) as u32;
+            reals[springs_r + 2 * g] = sp.rest_length_sq;
+            reals[springs_r + 2 * g + 1] = sp.stiffness;
+        }
+        let (offsets, entries) = m.node_springs();
+        for i in 0..n {
+            uints[adj_u + node_off + i] = adj_fill as u32;
+            for &e in &entries[offsets[i] as usize..offsets[i + 1] as usize] {
+                uints[adj_fill] = (spring_off + e as usize) as u32;
+                adj_fill += 1;
+            }
+        }
+        for (k, w) in m.walls.iter().enumerate() {
+            let b = walls_r + 6 * (wall_off + k);
+            for c in 0..dim {
+                reals[b + c] = w.origin[c];
+                reals[b + 3 + c] = w.normal[c];
+            }
+        }
+        let words = (VU + 2 * m.springs.len() + n + 2 * m.springs.len()) as u64;
+        let static_reals = (VR + 4 * n + 2 * m.springs.len() + 6 * m.walls.len()) as u64;
+        let state_reals = (n * (3 * NV + BLOCK_REALS) + NA + RS) as u64;
+        sizes.push((words, static_reals + state_reals));
+        node_ranges.push((node_off, n));
+        node_off += n;
+        spring_off += m.springs.len();
+        wall_off += m.walls.len();
+    }
+    uints[adj_u + total_nodes] = adj_fill as u32;
+    Layout {
+        uints,
+        reals,
+        total_nodes,
+        node_ranges,
+        sizes,
+    }
+}
