@@ -13,6 +13,9 @@
 #                                          # call ran (BENCHMARKS.md)
 #   scripts/device-bench.sh profile OUT    # there: the ladder with every kernel timed
 #                                          # (OUT/profile.tgz, under four minutes)
+#   scripts/device-bench.sh ensemble OUT   # there: batched ensembles of the square drop
+#                                          # (issue 27), 256 and 10,000 variants in f32
+#                                          # and 256 in f64 (under three minutes)
 #   scripts/device-bench.sh collect DIR    # here: OUT's files into benchmarks/<device>/
 #
 # A lease of 15 minutes fits `all` and `profile` with room for one retry: the
@@ -42,11 +45,14 @@ cd "$(dirname "$0")/.."
 prepare() {
     cargo build --release --locked
     cargo bench --locked --bench hot_paths --no-run 2>&1 | tee /tmp/hot_paths_build.txt
-    local hp
+    cargo bench --locked --bench ensemble --no-run 2>&1 | tee /tmp/ensemble_build.txt
+    local hp en
     hp=$(grep -o 'target/release/deps/hot_paths-[0-9a-f]*' /tmp/hot_paths_build.txt | tail -1)
+    en=$(grep -o 'target/release/deps/ensemble-[0-9a-f]*' /tmp/ensemble_build.txt | tail -1)
     mkdir -p .devbin
     strip -o .devbin/springsim target/release/springsim
     strip -o .devbin/hot_paths "$hp"
+    strip -o .devbin/ensemble "$en"
     mkdir -p .gl /tmp/amd64/partial
     local o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
     # shellcheck disable=SC2086
@@ -184,6 +190,20 @@ profile() {
     tar czf "$out/profile.tgz" -C /tmp profile
 }
 
+# ensemble OUT: throughput of batched square drops (benches/ensemble.rs) against
+# one variant at a time, into OUT/ensemble-*.txt.
+ensemble() {
+    local out=$1
+    device_env "$out"
+    local run
+    for run in 256:500:f32 10000:200:f32 256:500:f64; do
+        IFS=: read -r k n mode <<<"$run"
+        SPRINGSIM_BENCH_VARIANTS=$k SPRINGSIM_BENCH_STEPS=$n SPRINGSIM_BENCH_ALONE=1 \
+            SPRINGSIM_BENCH_PRECISION=$mode timeout 50 .devbin/ensemble --bench 2>&1 \
+            | tee "$out/ensemble-$k-$mode.txt" || echo "ensemble $k $mode ended early (status $?)" | tee -a "$out/ensemble-$k-$mode.txt"
+    done
+}
+
 collect() {
     local dir=$1
     local device
@@ -198,6 +218,7 @@ prepare) prepare ;;
 run) run "${2:?OUT folder}" "${3:-f32}" ;;
 contact) contact "${2:?OUT folder}" "${3:-f64}" ;;
 all) all "${2:?OUT folder}" ;;
+ensemble) ensemble "${2:?OUT folder}" ;;
 profile) profile "${2:?OUT folder}" ;;
 collect) collect "${2:?folder with the run files}" ;;
 *)
