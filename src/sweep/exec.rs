@@ -112,7 +112,10 @@ fn run_one(
 
 /// Starts `cmd` and waits for it, its pid in `pids` while it runs; `None` when a
 /// stop was asked for before it started. Its exit code (`None`: killed by a signal).
-fn wait_child(mut cmd: Command, pids: &Mutex<Vec<u32>>) -> Option<Result<Option<i32>, String>> {
+pub(super) fn wait_child(
+    mut cmd: Command,
+    pids: &Mutex<Vec<u32>>,
+) -> Option<Result<Option<i32>, String>> {
     #[cfg(unix)]
     {
         // Its own process group: a terminal's Ctrl-C reaches the sweep only, which
@@ -142,102 +145,8 @@ fn wait_child(mut cmd: Command, pids: &Mutex<Vec<u32>>) -> Option<Result<Option<
     )
 }
 
-/// Runs `chunk` (variants of `plan`) as GPU batches of at most `batch` in one
-/// `springsim run --batch-file` child, each variant into its own folder; records
-/// each from its `summary.json` and `run.log`. `None` when a stop was asked for
-/// before it started.
-fn run_batch(
-    exe: &Path,
-    plan: &Plan,
-    out: &Path,
-    chunk: &[Variant],
-    batch: usize,
-    pids: &Mutex<Vec<u32>>,
-) -> Option<Vec<Record>> {
-    let start = Instant::now();
-    let dir = out.join("batches");
-    let name = format!("batch-{:04}", chunk.first().map_or(0, |v| v.index));
-    let list = dir.join(format!("{name}.tsv"));
-    let log_path = dir.join(format!("{name}.log"));
-    let mut lines = String::new();
-    for v in chunk {
-        let d = out.join(&v.dir);
-        // A rerun starts clean: nothing of an earlier attempt is mixed into this one.
-        let _ = std::fs::remove_dir_all(&d);
-        lines.push_str(&d.display().to_string());
-        for (k, val) in &v.values {
-            lines.push_str(&format!("\t{k}={val}"));
-        }
-        lines.push('\n');
-    }
-    let all_failed = |e: String| {
-        let records = chunk.iter().map(|v| Record {
-            index: v.index,
-            status: "failed".into(),
-            error: Some(e.clone()),
-            exit_code: None,
-            seconds: start.elapsed().as_secs_f64(),
-        });
-        Some(records.collect())
-    };
-    let log = std::fs::create_dir_all(&dir)
-        .and_then(|_| std::fs::write(&list, lines))
-        .and_then(|_| std::fs::File::create(&log_path));
-    let log = match log {
-        Ok(f) => f,
-        Err(e) => return all_failed(format!("{}: {e}", dir.display())),
-    };
-    let mut cmd = Command::new(exe);
-    cmd.arg("run").arg(&plan.scene);
-    for s in &plan.set {
-        cmd.arg("--set").arg(s);
-    }
-    cmd.args(&plan.run_args)
-        .arg("--batch-file")
-        .arg(&list)
-        .arg("--batch")
-        .arg(batch.to_string())
-        .arg("--quiet");
-    cmd.stdin(Stdio::null())
-        .stdout(log.try_clone().map_or_else(|_| Stdio::null(), Stdio::from))
-        .stderr(Stdio::from(log));
-    let code = match wait_child(cmd, pids)? {
-        Ok(code) => code,
-        Err(e) => return all_failed(e),
-    };
-    let seconds = start.elapsed().as_secs_f64();
-    let records = chunk.iter().map(|v| {
-        let d = out.join(&v.dir);
-        let files = super::metrics::RunFiles::open(&d);
-        let field = |k: &str| {
-            files
-                .summary()
-                .and_then(|s| s[k].as_str().map(str::to_string))
-        };
-        let (status, error) = match field("status").as_deref() {
-            Some("completed") => ("completed".to_string(), None),
-            Some(s @ ("stalled" | "interrupted")) => (s.to_string(), field("error")),
-            _ => {
-                let why = field("error").unwrap_or_else(|| match d.join("run.log").exists() {
-                    true => last_error(&d.join("run.log"), code),
-                    false => last_error(&log_path, code),
-                });
-                ("failed".to_string(), Some(why))
-            }
-        };
-        Record {
-            index: v.index,
-            status,
-            error,
-            exit_code: code,
-            seconds,
-        }
-    });
-    Some(records.collect())
-}
-
 /// The last `error:` line of a run's log, or its exit status.
-fn last_error(log: &Path, code: Option<i32>) -> String {
+pub(super) fn last_error(log: &Path, code: Option<i32>) -> String {
     let text = std::fs::read_to_string(log).unwrap_or_default();
     text.lines()
         .rev()
@@ -267,6 +176,8 @@ pub fn run_variants(
     let workers = chunks.len();
     let queue = Arc::new(Mutex::new(chunks));
     let pids = Arc::new(Mutex::new(Vec::<u32>::new()));
+    // Folders of the variants in running batches: their summaries show the progress.
+    let running = Arc::new(Mutex::new(Vec::<PathBuf>::new()));
     let bar = (progress == Progress::Bar).then(|| {
         let bar = indicatif::ProgressBar::new(total as u64);
         let style = indicatif::ProgressStyle::with_template(
@@ -281,6 +192,7 @@ pub fn run_variants(
     std::thread::scope(|scope| {
         for _ in 0..jobs.max(1).min(workers.max(1)) {
             let (queue, pids, tx, exe) = (queue.clone(), pids.clone(), tx.clone(), &exe);
+            let running = running.clone();
             scope.spawn(move || loop {
                 if crate::interrupt::requested() {
                     break;
@@ -289,7 +201,17 @@ pub fn run_variants(
                     break;
                 };
                 let records = if batch > 1 {
-                    run_batch(exe, plan, out, &chunk, batch, &pids)
+                    let dirs: Vec<PathBuf> = chunk.iter().map(|v| out.join(&v.dir)).collect();
+                    running
+                        .lock()
+                        .expect("running")
+                        .extend(dirs.iter().cloned());
+                    let r = super::batch::run_batch(exe, plan, out, &chunk, batch, &pids);
+                    running
+                        .lock()
+                        .expect("running")
+                        .retain(|d| !dirs.contains(d));
+                    r
                 } else {
                     run_one(exe, plan, out, &chunk[0], &pids).map(|r| vec![r])
                 };
@@ -308,7 +230,27 @@ pub fn run_variants(
         drop(tx);
         let mut forwarded = false;
         let (mut done, mut bad) = (0usize, 0usize);
+        let mut polled = Instant::now();
         loop {
+            // A batch reports all its variants at its end: meanwhile the bar shows
+            // the steps its variants have taken (their summaries, rewritten every
+            // few seconds).
+            if let (Some(b), true) = (&bar, polled.elapsed().as_secs_f64() >= 2.0) {
+                polled = Instant::now();
+                let dirs = running.lock().expect("running").clone();
+                if !dirs.is_empty() {
+                    let steps: u64 = dirs
+                        .iter()
+                        .filter_map(|d| {
+                            super::metrics::RunFiles::open(d).summary()?["steps"].as_u64()
+                        })
+                        .sum();
+                    b.set_message(format!(
+                        "{} variants in a batch: {steps} steps so far",
+                        dirs.len()
+                    ));
+                }
+            }
             match rx.recv_timeout(Duration::from_millis(200)) {
                 Ok((v, r)) => {
                     if let Err(e) = r.write(out, &v) {

@@ -3,11 +3,13 @@
 //! tabulated in `sweep.csv` / `sweep.json` with plots; resumable; shardable over any
 //! scheduler, with an `sbatch` array script for Slurm and `sweep collect` to merge.
 //!
-//! [`spec`] makes the variants, [`exec`] runs them, [`metrics`] reads their figures,
+//! [`spec`] makes the variants, [`exec`] runs them ([`batch`]: as GPU batches),
+//! [`metrics`] reads their figures,
 //! [`table`] tabulates them, [`plots`] draws them, [`slurm`] writes the array script
 //! and [`prepare`] checks a sweep's arguments before anything runs.
 
-pub mod exec;
+mod batch;
+mod exec;
 pub mod metrics;
 pub mod plots;
 pub mod prepare;
