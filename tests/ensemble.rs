@@ -294,3 +294,75 @@ fn jobs_are_split_into_batches_and_what_a_batch_cannot_hold_runs_alone() {
         assert_eq!(device.contains("batch of 2"), i != 3, "job {i}: {device}");
     }
 }
+
+#[test]
+fn three_dimensional_newmark_and_pinned_variants_step_as_the_cpu_does_alone() {
+    let root = common::new_temp_dir("ensemble_3d");
+    let load = |scene: &str, extra: &[&str]| {
+        let mut sets = vec!["contact.self_contact=false".to_string()];
+        sets.extend(extra.iter().map(|s| s.to_string()));
+        load_with(scene, &Override::parse_all(&sets).unwrap()).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let scenes = [
+        load("lattice_drop", &[]),
+        load("lattice_drop", &["solver.integrator=newmark"]),
+        load("cloth_drop", &["bodies[0].fixed_where=\"x < -0.4\""]),
+    ];
+    assert!(
+        scenes[2].model.fixed.iter().any(|&f| f),
+        "the cloth has pinned nodes"
+    );
+    let jobs: Vec<Job> = scenes
+        .into_iter()
+        .enumerate()
+        .map(|(v, scene)| Job {
+            scene,
+            opts: RunOptions {
+                steps: 60,
+                out_dir: root.join(format!("batch/{v}")),
+                ..Default::default()
+            },
+        })
+        .collect();
+    let report = match run_batch(&jobs, springsim::precision::PrecisionChoice::F64) {
+        Ok(r) => r,
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!("skipping: {e}");
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    for (v, (out, job)) in report.outcomes.iter().zip(&jobs).enumerate() {
+        let s = out.as_ref().unwrap_or_else(|e| panic!("variant {v}: {e}"));
+        let cpu_dir = root.join(format!("cpu/{v}"));
+        let cpu = springsim::backend::cpu::CpuBackend::new(job.scene.model.clone())
+            .with_linear_solver(springsim::linear_solver::LinearSolver::Pcg);
+        let opts = RunOptions {
+            out_dir: cpu_dir.clone(),
+            ..job.opts.clone()
+        };
+        let c = springsim::run::run(&job.scene, Some(Box::new(cpu)), &opts).unwrap();
+        eprintln!(
+            "variant {v}: Newton {} / {}, CG {} / {}, first contact {:?} / {:?}",
+            s.newton_iterations,
+            c.newton_iterations,
+            s.cg_iterations,
+            c.cg_iterations,
+            s.first_contact_step,
+            c.first_contact_step
+        );
+        assert_eq!(s.status, c.status, "variant {v}");
+        assert_eq!(s.newton_iterations, c.newton_iterations, "variant {v}");
+        assert_eq!(s.first_contact_step, c.first_contact_step, "variant {v}");
+        let (a, b) = (steps_csv(&job.opts.out_dir), steps_csv(&cpu_dir));
+        let col = a[0].iter().position(|c| c == "total").unwrap();
+        for (ra, rb) in a.iter().zip(&b).skip(1) {
+            let (x, y): (f64, f64) = (ra[col].parse().unwrap(), rb[col].parse().unwrap());
+            assert!(
+                (x - y).abs() <= 1e-8 * y.abs().max(1.0),
+                "variant {v} step {}: {x} against {y}",
+                ra[0]
+            );
+        }
+    }
+}
