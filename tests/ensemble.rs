@@ -3,7 +3,8 @@
 
 mod common;
 
-use springsim::ensemble::{run_batch, Job};
+use springsim::ensemble::{run_batch, BatchReport, Job};
+use springsim::precision::PrecisionChoice;
 use springsim::run::RunOptions;
 use springsim::scene::{load_with, overrides::Override, Scene};
 use std::path::Path;
@@ -43,30 +44,52 @@ fn steps_csv(dir: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
-#[test]
-fn each_variant_of_a_batch_steps_as_the_cpu_does_alone() {
-    let root = common::new_temp_dir("ensemble_batch");
-    let sets = variant_sets(16);
-    let steps = 250;
-    let jobs: Vec<Job> = sets
-        .iter()
+/// One job per scene, variant v writing into ROOT/DIR/v, `steps` steps each.
+fn jobs_of(root: &Path, dir: &str, scenes: Vec<Scene>, steps: u64) -> Vec<Job> {
+    scenes
+        .into_iter()
         .enumerate()
-        .map(|(v, s)| Job {
-            scene: square_drop(s),
+        .map(|(v, scene)| Job {
+            scene,
             opts: RunOptions {
                 steps,
-                out_dir: root.join(format!("batch/{v}")),
+                out_dir: root.join(format!("{dir}/{v}")),
                 ..Default::default()
             },
         })
-        .collect();
-    let report = match run_batch(&jobs, springsim::precision::PrecisionChoice::F64) {
-        Ok(r) => r,
+        .collect()
+}
+
+/// The batch's report; `None` (the caller skips) where no adapter opens outside CI.
+fn batch_or_skip(jobs: &[Job], precision: PrecisionChoice) -> Option<BatchReport> {
+    match run_batch(jobs, precision) {
+        Ok(r) => Some(r),
         Err(e) if std::env::var_os("CI").is_none() => {
             eprintln!("skipping: {e}");
-            return;
+            None
         }
         Err(e) => panic!("{e}"),
+    }
+}
+
+/// `job` alone on the CPU backend (f64, block-Jacobi PCG) into `dir`.
+fn cpu_alone(job: &Job, dir: &Path) -> springsim::run::Summary {
+    let cpu = springsim::backend::cpu::CpuBackend::new(job.scene.model.clone())
+        .with_linear_solver(springsim::linear_solver::LinearSolver::Pcg);
+    let opts = RunOptions {
+        out_dir: dir.to_path_buf(),
+        ..job.opts.clone()
+    };
+    springsim::run::run(&job.scene, Some(Box::new(cpu)), &opts).unwrap()
+}
+
+#[test]
+fn each_variant_of_a_batch_steps_as_the_cpu_does_alone() {
+    let root = common::new_temp_dir("ensemble_batch");
+    let scenes = variant_sets(16).iter().map(|s| square_drop(s)).collect();
+    let jobs = jobs_of(&root, "batch", scenes, 250);
+    let Some(report) = batch_or_skip(&jobs, PrecisionChoice::F64) else {
+        return;
     };
     eprintln!(
         "{} rounds for {} variants on {}",
@@ -82,15 +105,8 @@ fn each_variant_of_a_batch_steps_as_the_cpu_does_alone() {
             s.first_contact_step.is_some(),
             "variant {v} reached the ground"
         );
-        // The same variant alone on the CPU backend (f64, block-Jacobi PCG).
         let cpu_dir = root.join(format!("cpu/{v}"));
-        let cpu = springsim::backend::cpu::CpuBackend::new(job.scene.model.clone())
-            .with_linear_solver(springsim::linear_solver::LinearSolver::Pcg);
-        let opts = RunOptions {
-            out_dir: cpu_dir.clone(),
-            ..job.opts.clone()
-        };
-        springsim::run::run(&job.scene, Some(Box::new(cpu)), &opts).unwrap();
+        cpu_alone(job, &cpu_dir);
         let (a, b) = (steps_csv(&job.opts.out_dir), steps_csv(&cpu_dir));
         assert_eq!(a.len(), b.len(), "variant {v}: rows");
         let col = |name: &str| a[0].iter().position(|c| c == name).unwrap();
@@ -134,38 +150,21 @@ fn a_failing_variant_leaves_the_others_of_its_batch_untouched() {
     let root = common::new_temp_dir("ensemble_isolation");
     let sets = variant_sets(4);
     let jobs = |dir: &str, poison: Option<usize>| -> Vec<Job> {
-        sets.iter()
-            .enumerate()
-            .map(|(v, s)| {
-                let mut scene = square_drop(s);
-                if poison == Some(v) {
-                    scene.model.v0[1] = f64::NAN;
-                }
-                Job {
-                    scene,
-                    opts: RunOptions {
-                        steps: 120,
-                        out_dir: root.join(format!("{dir}/{v}")),
-                        ..Default::default()
-                    },
-                }
-            })
-            .collect()
+        let scenes = sets.iter().enumerate().map(|(v, s)| {
+            let mut scene = square_drop(s);
+            if poison == Some(v) {
+                scene.model.v0[1] = f64::NAN;
+            }
+            scene
+        });
+        jobs_of(&root, dir, scenes.collect(), 120)
     };
-    let precision = springsim::precision::PrecisionChoice::F32;
     let clean = jobs("clean", None);
     let poisoned = jobs("poisoned", Some(2));
-    let (a, b) = match (
-        run_batch(&clean, precision),
-        run_batch(&poisoned, precision),
-    ) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(e), _) | (_, Err(e)) if std::env::var_os("CI").is_none() => {
-            eprintln!("skipping: {e}");
-            return;
-        }
-        (Err(e), _) | (_, Err(e)) => panic!("{e}"),
+    let Some(a) = batch_or_skip(&clean, PrecisionChoice::F32) else {
+        return;
     };
+    let b = batch_or_skip(&poisoned, PrecisionChoice::F32).expect("the device opened once");
     let err = b.outcomes[2].as_ref().expect_err("the NaN variant fails");
     assert!(err.contains("not finite"), "{err}");
     let summary = std::fs::read_to_string(poisoned[2].opts.out_dir.join("summary.json")).unwrap();
@@ -194,26 +193,14 @@ fn each_variant_of_an_f32_batch_steps_as_the_gpu_backend_does_alone() {
             s
         })
         .collect();
-    let steps = 250;
-    let jobs: Vec<Job> = sets
-        .iter()
-        .enumerate()
-        .map(|(v, s)| Job {
-            scene: square_drop(s),
-            opts: RunOptions {
-                steps,
-                out_dir: root.join(format!("batch/{v}")),
-                ..Default::default()
-            },
-        })
-        .collect();
-    let report = match run_batch(&jobs, springsim::precision::PrecisionChoice::F32) {
-        Ok(r) => r,
-        Err(e) if std::env::var_os("CI").is_none() => {
-            eprintln!("skipping: {e}");
-            return;
-        }
-        Err(e) => panic!("{e}"),
+    let jobs = jobs_of(
+        &root,
+        "batch",
+        sets.iter().map(|s| square_drop(s)).collect(),
+        250,
+    );
+    let Some(report) = batch_or_skip(&jobs, PrecisionChoice::F32) else {
+        return;
     };
     let mut worst = [0.0f64; 3];
     let mut newton = [0u64; 2];
@@ -260,18 +247,8 @@ fn each_variant_of_an_f32_batch_steps_as_the_gpu_backend_does_alone() {
 #[test]
 fn jobs_are_split_into_batches_and_what_a_batch_cannot_hold_runs_alone() {
     let root = common::new_temp_dir("ensemble_split");
-    let mut jobs: Vec<Job> = variant_sets(5)
-        .iter()
-        .enumerate()
-        .map(|(v, s)| Job {
-            scene: square_drop(s),
-            opts: RunOptions {
-                steps: 5,
-                out_dir: root.join(format!("{v}")),
-                ..Default::default()
-            },
-        })
-        .collect();
+    let scenes = variant_sets(5).iter().map(|s| square_drop(s)).collect();
+    let mut jobs = jobs_of(&root, "jobs", scenes, 5);
     // Contact within the body: not in a batch yet, so it runs alone.
     jobs[3].scene.model.self_contact.enabled = true;
     let mut seen = vec![None; jobs.len()];
@@ -312,36 +289,14 @@ fn three_dimensional_newmark_and_pinned_variants_step_as_the_cpu_does_alone() {
         scenes[2].model.fixed.iter().any(|&f| f),
         "the cloth has pinned nodes"
     );
-    let jobs: Vec<Job> = scenes
-        .into_iter()
-        .enumerate()
-        .map(|(v, scene)| Job {
-            scene,
-            opts: RunOptions {
-                steps: 60,
-                out_dir: root.join(format!("batch/{v}")),
-                ..Default::default()
-            },
-        })
-        .collect();
-    let report = match run_batch(&jobs, springsim::precision::PrecisionChoice::F64) {
-        Ok(r) => r,
-        Err(e) if std::env::var_os("CI").is_none() => {
-            eprintln!("skipping: {e}");
-            return;
-        }
-        Err(e) => panic!("{e}"),
+    let jobs = jobs_of(&root, "batch", scenes.into(), 60);
+    let Some(report) = batch_or_skip(&jobs, PrecisionChoice::F64) else {
+        return;
     };
     for (v, (out, job)) in report.outcomes.iter().zip(&jobs).enumerate() {
         let s = out.as_ref().unwrap_or_else(|e| panic!("variant {v}: {e}"));
         let cpu_dir = root.join(format!("cpu/{v}"));
-        let cpu = springsim::backend::cpu::CpuBackend::new(job.scene.model.clone())
-            .with_linear_solver(springsim::linear_solver::LinearSolver::Pcg);
-        let opts = RunOptions {
-            out_dir: cpu_dir.clone(),
-            ..job.opts.clone()
-        };
-        let c = springsim::run::run(&job.scene, Some(Box::new(cpu)), &opts).unwrap();
+        let c = cpu_alone(job, &cpu_dir);
         eprintln!(
             "variant {v}: Newton {} / {}, CG {} / {}, first contact {:?} / {:?}",
             s.newton_iterations,

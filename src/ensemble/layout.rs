@@ -17,6 +17,21 @@ pub const BLOCK_REALS: usize = 12;
 /// Header u32s of the `uints` buffer.
 const HEADER: usize = 10;
 
+/// `√d / m_min` (m/N), [`crate::newton::Direction::error_bound`] per unit residual:
+/// m_min, the smallest free mass, bounds H's eigenvalues from below; 0 without free
+/// nodes.
+pub fn error_per_residual(model: &Model) -> f64 {
+    let floor = (0..model.num_nodes())
+        .filter(|&i| !model.fixed[i])
+        .map(|i| model.mass[i])
+        .fold(f64::INFINITY, f64::min);
+    if floor == f64::INFINITY {
+        0.0
+    } else {
+        (model.dim as f64).sqrt() / floor
+    }
+}
+
 /// Device bytes a variant of `model` holds in a batch in f64 (an upper bound for
 /// every precision), for splitting batches.
 pub fn estimated_bytes(model: &Model) -> u64 {
@@ -115,15 +130,7 @@ pub fn layout(models: &[&Model]) -> Layout {
             uints[var_u + v * VU + k] = *x as u32;
         }
         let weight = s.potential_weight();
-        let mass_floor = (0..n)
-            .filter(|&i| !m.fixed[i])
-            .map(|i| m.mass[i])
-            .fold(f64::INFINITY, f64::min);
-        let per_residual = if mass_floor == f64::INFINITY {
-            0.0
-        } else {
-            (dim as f64).sqrt() / mass_floor
-        };
+        let per_residual = error_per_residual(m);
         let r = var_r + v * VR;
         reals[r] = s.dt;
         reals[r + 1] = weight;

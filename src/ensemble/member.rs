@@ -8,6 +8,7 @@
 
 use super::device::{NA, RS};
 use super::lockstep::{Lockstep, Reply, Request};
+use crate::backend::gpu::trials::Trials;
 use crate::backend::{Backend, DeviceCounters, Diagnostics};
 use crate::newton::{CgTolerance, Direction, NewtonSystem, ETA_MAX, GAMMA, SAFEGUARD_THRESHOLD};
 use crate::precision::GpuPrecision;
@@ -79,8 +80,7 @@ pub struct Member {
     started: Option<f64>,
     pending_energy: Option<f64>,
     current_energy: f64,
-    speculative_trial: Option<(f64, f64)>,
-    last_trial: Option<(f64, f64)>,
+    trials: Trials,
     ccd: f64,
     nodes: Option<(Vec<f64>, Vec<f64>)>,
     rounds: u64,
@@ -96,15 +96,7 @@ impl Member {
         model: &crate::model::Model,
         memory_bytes: u64,
     ) -> Self {
-        let floor = (0..model.num_nodes())
-            .filter(|&i| !model.fixed[i])
-            .map(|i| model.mass[i])
-            .fold(f64::INFINITY, f64::min);
-        let per_residual = if floor == f64::INFINITY {
-            0.0
-        } else {
-            (model.dim as f64).sqrt() / floor
-        };
+        let per_residual = super::layout::error_per_residual(model);
         Self {
             lock,
             index,
@@ -117,8 +109,7 @@ impl Member {
             started: None,
             pending_energy: None,
             current_energy: 0.0,
-            speculative_trial: None,
-            last_trial: None,
+            trials: Trials::default(),
             ccd: 1.0,
             nodes: None,
             rounds: 0,
@@ -157,6 +148,15 @@ impl Member {
             f64::INFINITY
         } else {
             r[Q_ENERGY]
+        }
+    }
+
+    /// ΔE of the round's trial (J; +∞ where inadmissible).
+    fn trial_of(r: &[f64; RS]) -> f64 {
+        if r[Q_TRIAL_BAD] != 0.0 {
+            f64::INFINITY
+        } else {
+            r[Q_TRIAL_CHANGE]
         }
     }
 
@@ -213,14 +213,10 @@ impl NewtonSystem for Member {
         // The η the device solved to, in f64 (the device's own differs by rounding).
         let eta = tolerance.relative(rhs_norm, self.per_residual);
         self.ccd = r[Q_CCD];
-        self.speculative_trial = (self.ccd > 0.0).then(|| {
-            let de = if r[Q_TRIAL_BAD] != 0.0 {
-                f64::INFINITY
-            } else {
-                r[Q_TRIAL_CHANGE]
-            };
-            (self.ccd, de)
-        });
+        self.trials.drop_speculative();
+        if self.ccd > 0.0 {
+            self.trials.speculate(self.ccd, Self::trial_of(&r));
+        }
         Direction {
             norm: r[Q_NORM],
             cg_iterations: r[Q_CG_ITERATIONS] as u32,
@@ -243,31 +239,19 @@ impl NewtonSystem for Member {
     }
 
     fn energy_change(&mut self, alpha: f64) -> f64 {
-        if let Some((a, de)) = self.speculative_trial.take() {
-            if a == alpha {
-                self.last_trial = Some((alpha, de));
-                return de;
-            }
+        if let Some(de) = self.trials.take(alpha) {
+            return de;
         }
         self.args[A_TRIAL_ALPHA] = alpha;
-        let r = self.round(OP_TRIAL, false).results;
-        let de = if r[Q_TRIAL_BAD] != 0.0 {
-            f64::INFINITY
-        } else {
-            r[Q_TRIAL_CHANGE]
-        };
-        self.last_trial = Some((alpha, de));
+        let de = Self::trial_of(&self.round(OP_TRIAL, false).results);
+        self.trials.record(alpha, de);
         de
     }
 
     fn advance(&mut self, alpha: f64) {
-        self.speculative_trial = None;
         self.defer(OP_ADVANCE);
         self.args[A_ADVANCE_ALPHA] = alpha;
-        self.pending_energy = match self.last_trial.take() {
-            Some((a, de)) if a == alpha && de.is_finite() => Some(self.current_energy + de),
-            _ => None,
-        };
+        self.pending_energy = self.trials.accepted(alpha, self.current_energy);
     }
 }
 
@@ -285,8 +269,7 @@ impl Backend for Member {
     }
 
     fn begin_step(&mut self) {
-        self.speculative_trial = None;
-        self.last_trial = None;
+        self.trials.clear();
         self.pending_energy = match self.started.take() {
             Some(e) => Some(e),
             None => {

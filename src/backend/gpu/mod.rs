@@ -32,6 +32,7 @@ pub mod setup;
 pub mod shaders;
 pub mod struct_layout;
 mod system;
+pub mod trials;
 
 use crate::model::Model;
 use batching::CgBatching;
@@ -81,14 +82,12 @@ pub struct GpuBackend {
     engine: Engine,
     /// E at the current iterate as last evaluated (J).
     current_energy: f64,
-    /// (α, ΔE) of the latest line-search trial.
-    last_trial: Option<(f64, f64)>,
+    /// The line search's trials of the current direction.
+    trials: trials::Trials,
     /// E after an accepted step, from the trial's ΔE (J), for the next `energy` call.
     pending_energy: Option<f64>,
     /// The CCD bound of the current direction.
     ccd: f64,
-    /// (α, ΔE) of the first line-search trial, evaluated with the direction.
-    speculative_trial: Option<(f64, f64)>,
     /// CG batch sizes from earlier solves.
     batching: CgBatching,
     /// When the multilevel preconditioner factors ([`crate::mas::reuse`]).
@@ -195,10 +194,9 @@ impl GpuBackend {
             model,
             engine,
             current_energy: 0.0,
-            last_trial: None,
+            trials: Default::default(),
             pending_energy: None,
             ccd: 1.0,
-            speculative_trial: None,
             batching: CgBatching::fixed(opts.cg_batch),
         };
         gpu.rebuild_pairs();

@@ -118,7 +118,7 @@ impl Probe for GpuBackend {
     }
 
     fn set_direction(&mut self, p: &[f64]) {
-        self.speculative_trial = None;
+        self.trials.drop_speculative();
         self.engine.write_vector(|b| &b.p, RealClass::State, 0, p);
     }
 

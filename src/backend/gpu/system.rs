@@ -75,7 +75,8 @@ impl NewtonSystem for GpuBackend {
                 }
                 let stats = DirectionSummary::from(stats);
                 self.ccd = stats.ccd_bound;
-                self.speculative_trial = Some((self.ccd, EnergyChange::from(trial).value()));
+                self.trials
+                    .speculate(self.ccd, EnergyChange::from(trial).value());
                 let rhs_norm = cg.bb.sqrt();
                 return Direction {
                     norm: stats.norm,
@@ -97,15 +98,12 @@ impl NewtonSystem for GpuBackend {
     }
 
     fn energy_change(&mut self, alpha: f64) -> f64 {
-        if let Some((a, de)) = self.speculative_trial.take() {
-            if a == alpha {
-                self.last_trial = Some((alpha, de));
-                return de;
-            }
+        if let Some(de) = self.trials.take(alpha) {
+            return de;
         }
         self.set_step_alpha(alpha);
         let de = EnergyChange::from(self.engine.reduce(&self.solve.energy_change)).value();
-        self.last_trial = Some((alpha, de));
+        self.trials.record(alpha, de);
         de
     }
 
@@ -114,15 +112,11 @@ impl NewtonSystem for GpuBackend {
     }
 
     fn advance(&mut self, alpha: f64) {
-        self.speculative_trial = None;
         self.set_step_alpha(alpha);
         self.engine.defer(&[Kernel::Advance]);
         // The driver has just evaluated E(x + αp) − E(x) for this α: keep E
         // consistent with the accepted differences instead of re-summing it.
-        self.pending_energy = match self.last_trial.take() {
-            Some((a, de)) if a == alpha && de.is_finite() => Some(self.current_energy + de),
-            _ => None,
-        };
+        self.pending_energy = self.trials.accepted(alpha, self.current_energy);
     }
 }
 
@@ -165,9 +159,8 @@ impl Backend for GpuBackend {
     fn begin_step(&mut self) {
         self.batching.begin_step();
         self.mas_reuse.begin_step();
-        self.speculative_trial = None;
+        self.trials.clear();
         self.pending_energy = None;
-        self.last_trial = None;
         self.engine.defer(&[Kernel::StepBegin]);
         if self.has_friction() {
             self.engine.defer(&[Kernel::FrictionLagStart]);
