@@ -54,7 +54,10 @@ pub struct EnsembleDevice {
 
 /// Why a model cannot run in a batch (then it runs alone), or `None`.
 pub fn unsupported(model: &Model) -> Option<String> {
-    let why = if !model.implicit_walls.is_empty() {
+    use crate::linear_solver::PreconditionerKind as P;
+    let why = if matches!(model.solver.preconditioner, P::Mas | P::Multigrid) {
+        "the multilevel preconditioners"
+    } else if !model.implicit_walls.is_empty() {
         "implicit walls"
     } else if model.friction.any() {
         "friction"

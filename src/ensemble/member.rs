@@ -128,9 +128,12 @@ impl Member {
         }
     }
 
-    /// Runs the queued operations and `op` in one round.
+    /// Runs the queued operations and `op` in one round (the queued ones first, in a
+    /// round of their own, where the round's order would put one of them after the
+    /// first of `op`).
     fn round(&mut self, op: u32, read_nodes: bool) -> Reply {
-        if op != 0 && self.ops >= op {
+        let first = op & op.wrapping_neg();
+        if op != 0 && self.ops >= first {
             self.round(0, false);
         }
         let req = Request {

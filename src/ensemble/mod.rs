@@ -8,7 +8,7 @@
 //! `shaders/ensemble/round.wgsl` (one workgroup per variant).
 //!
 //! Scope: plane walls, springs, gravity, either integrator, block-Jacobi PCG;
-//! [`device::unsupported`] names what a variant needs beyond that (it then runs
+//! [`why_alone`] names what a variant needs beyond that (it then runs
 //! alone on the GPU backend).
 
 pub mod device;
@@ -57,7 +57,7 @@ pub const DEFAULT_BATCH: usize = 1024;
 /// larger batches are split.
 pub const BATCH_BYTES: u64 = 128 << 20;
 
-/// Runs every job on the GPU: the supported ones ([`device::unsupported`]) in
+/// Runs every job on the GPU: the supported ones ([`why_alone`]) in
 /// batches of one dimension and precision, at most `cap` variants and
 /// [`BATCH_BYTES`] each; the others alone on the GPU backend. `done` is called
 /// with each job's index and outcome as its batch (or its run alone) ends.
@@ -70,7 +70,7 @@ pub fn run_jobs(
     let mut groups: Vec<(usize, PrecisionChoice, Vec<usize>)> = Vec::new();
     for (i, j) in jobs.iter().enumerate() {
         let m = &j.scene.model;
-        if device::unsupported(m).is_some() {
+        if why_alone(j).is_some() {
             let out = run_alone(j);
             totals.alone += 1;
             done(i, &out);
@@ -128,6 +128,19 @@ pub struct BatchTotals {
     pub submissions: u64,
 }
 
+/// Why `job` cannot run in a batch, or `None`: what the batch's kernel lacks
+/// ([`device::unsupported`]), the direct solver and the nonsmooth scheme (which have
+/// no GPU form at all: alone, the run says so).
+pub fn why_alone(job: &Job) -> Option<String> {
+    if job.scene.linear_solver == crate::linear_solver::LinearSolver::Direct {
+        return Some("the direct linear solver runs on the CPU backend only".into());
+    }
+    if job.scene.nonsmooth.is_some() {
+        return Some("contact.model = \"nonsmooth\" runs on the CPU backend only".into());
+    }
+    device::unsupported(&job.scene.model)
+}
+
 /// One job alone on the GPU backend.
 fn run_alone(job: &Job) -> Result<Summary, String> {
     let gpu = crate::backend::gpu::GpuBackend::new(job.scene.model.clone())?;
@@ -138,7 +151,7 @@ fn run_alone(job: &Job) -> Result<Summary, String> {
 const MEMBER_STACK: usize = 1 << 20;
 
 /// Runs `jobs` as one batch on the GPU in `precision` (one dimension; every job
-/// supported, see [`device::unsupported`]).
+/// supported, see [`why_alone`]).
 pub fn run_batch(jobs: &[Job], precision: PrecisionChoice) -> Result<BatchReport, String> {
     let refs: Vec<&Job> = jobs.iter().collect();
     run_batch_of(&refs, precision)
@@ -147,7 +160,7 @@ pub fn run_batch(jobs: &[Job], precision: PrecisionChoice) -> Result<BatchReport
 fn run_batch_of(jobs: &[&Job], precision: PrecisionChoice) -> Result<BatchReport, String> {
     let start = std::time::Instant::now();
     for j in jobs {
-        if let Some(why) = device::unsupported(&j.scene.model) {
+        if let Some(why) = why_alone(j) {
             return Err(format!("scene `{}`: {why}", j.scene.name));
         }
     }
