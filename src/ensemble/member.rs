@@ -331,3 +331,7 @@ impl Backend for Member {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "member_tests.rs"]
+mod tests;
