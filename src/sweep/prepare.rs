@@ -46,6 +46,8 @@ const MANAGED: &[&str] = &[
     "--threads",
     "--quiet",
     "-q",
+    "--batch-file",
+    "--batch",
 ];
 
 fn cores() -> usize {
