@@ -230,6 +230,23 @@ impl Model {
         self.mass.len()
     }
 
+    /// `√d / m_min` (m/N), the bound on a Newton direction's error per unit CG
+    /// residual ([`crate::newton::Direction::error_bound`]): ‖p* − p‖₂ ≤ ‖r‖₂ / λ_min(H),
+    /// λ_min(H) ≥ m_min, the smallest mass of a free node (H − M is PSD-projected),
+    /// and the stopping measure adds at most √d times a node's 2-norm error; 0
+    /// without free nodes (p = 0 exactly).
+    pub fn error_per_residual(&self) -> f64 {
+        let floor = (0..self.num_nodes())
+            .filter(|&i| !self.fixed[i])
+            .map(|i| self.mass[i])
+            .fold(f64::INFINITY, f64::min);
+        if floor == f64::INFINITY {
+            0.0
+        } else {
+            (self.dim as f64).sqrt() / floor
+        }
+    }
+
     /// Node → incident springs adjacency in CSR form: `(offsets, entries)`, where the
     /// entries of node i are `entries[offsets[i]..offsets[i + 1]]`, each a spring
     /// index. Gathering over it needs no atomics (the GPU layout, too).

@@ -7,25 +7,21 @@
 // file's. Plane walls only: the host runs other scenes alone.
 // #import ensemble/state.wgsl
 
-// The gradient (N) and PSD Hessian block (N/m) of every plane wall's barrier at a node.
-fn wall_terms(vt: Variant, area: real, xi: vec3<real>) -> Sym {
-    var h = sym_zero();
-    for (var w = 0u; w < vt.walls; w++) {
-        let wl = wall_at(vt.wall_off + w);
-        let dist = plane_distance(wl[1], wl[0], xi);
-        h = sym_add(h, sym_outer(barrier_hessian(vt.barrier, vt.kappa, vt.dhat, area, dist), wl[1]));
-    }
-    return h;
+// A node's gradient (N) and PSD Hessian block (N/m) from every plane wall's barrier.
+struct WallTerms {
+    grad: vec3<real>,
+    hess: Sym,
 }
 
-fn wall_gradient(vt: Variant, area: real, xi: vec3<real>) -> vec3<real> {
-    var grad = vec3<real>(0.0);
+fn wall_terms(vt: Variant, area: real, xi: vec3<real>) -> WallTerms {
+    var t = WallTerms(vec3<real>(0.0), sym_zero());
     for (var w = 0u; w < vt.walls; w++) {
         let wl = wall_at(vt.wall_off + w);
         let dist = plane_distance(wl[1], wl[0], xi);
-        grad += barrier_gradient(vt.barrier, vt.kappa, vt.dhat, area, dist) * wl[1];
+        t.grad += barrier_gradient(vt.barrier, vt.kappa, vt.dhat, area, dist) * wl[1];
+        t.hess = sym_add(t.hess, sym_outer(barrier_hessian(vt.barrier, vt.kappa, vt.dhat, area, dist), wl[1]));
     }
-    return grad;
+    return t;
 }
 
 // (barrier energy over the walls (J, unweighted), smallest wall distance (m)).
@@ -223,8 +219,9 @@ fn assemble(vt: Variant, lid: u32) {
         let m = node_mass(g);
         let area = node_area(g);
         let xi = load_vec(S_X, g);
-        let grad = -m * vt.gravity + wall_gradient(vt, area, xi);
-        let h = wall_terms(vt, area, xi);
+        let walls = wall_terms(vt, area, xi);
+        let grad = -m * vt.gravity + walls.grad;
+        let h = walls.hess;
         var sgrad = vec3<real>(0.0);
         var sblock = sym_zero();
         for (var e = uints[adj + g]; e < uints[adj + g + 1u]; e++) {
@@ -345,7 +342,6 @@ fn direction(vt: Variant, lid: u32) {
         put(v, Q_CG_CONVERGED, select(real(0.0), real(1.0), converged));
         put(v, Q_BELOW, select(real(1.0), real(0.0), s.y != 0.0));
         put(v, Q_NEAR, select(real(1.0), real(0.0), s.z != 0.0));
-        put(v, Q_ETA, eta);
         put(v, Q_RHS, b_norm);
         put(v, Q_RR, rr);
         put(v, Q_CCD, ccd);

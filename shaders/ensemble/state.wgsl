@@ -115,7 +115,6 @@ const Q_CG_ITERATIONS: u32 = 8u;
 const Q_CG_CONVERGED: u32 = 9u;
 const Q_BELOW: u32 = 10u;
 const Q_NEAR: u32 = 11u;
-const Q_ETA: u32 = 12u;
 const Q_RHS: u32 = 13u;
 const Q_RR: u32 = 14u;
 const Q_CCD: u32 = 15u;

@@ -3,7 +3,7 @@
 //! `ensemble_round`, in which each variant's workgroup does what the variant asked.
 //! A round is one dispatch, one submission and one readback for the whole batch.
 
-use super::layout::{layout, real_bytes, reals_bytes, BLOCK_REALS, NV};
+use super::layout::{layout, real_bytes, reals_bytes, variant_bytes, BLOCK_REALS, NV};
 use crate::backend::gpu::context::{GpuContext, Needs};
 use crate::backend::gpu::readback::{decode_reals, map_and_read};
 use crate::backend::gpu::{shaders, GpuOptions};
@@ -185,11 +185,7 @@ impl EnsembleDevice {
             layout: &bgl,
             entries: &entries,
         });
-        let bytes_per_variant = lay
-            .sizes
-            .iter()
-            .map(|&(words, r)| 4 * words + rb * r + 4)
-            .collect();
+        let bytes_per_variant = models.iter().map(|m| variant_bytes(m, rb)).collect();
         Ok(Self {
             ctx,
             pipeline,

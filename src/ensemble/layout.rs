@@ -17,28 +17,14 @@ pub const BLOCK_REALS: usize = 12;
 /// Header u32s of the `uints` buffer.
 const HEADER: usize = 10;
 
-/// `√d / m_min` (m/N), [`crate::newton::Direction::error_bound`] per unit residual:
-/// m_min, the smallest free mass, bounds H's eigenvalues from below; 0 without free
-/// nodes.
-pub fn error_per_residual(model: &Model) -> f64 {
-    let floor = (0..model.num_nodes())
-        .filter(|&i| !model.fixed[i])
-        .map(|i| model.mass[i])
-        .fold(f64::INFINITY, f64::min);
-    if floor == f64::INFINITY {
-        0.0
-    } else {
-        (model.dim as f64).sqrt() / floor
-    }
-}
-
-/// Device bytes a variant of `model` holds in a batch in f64 (an upper bound for
-/// every precision), for splitting batches.
-pub fn estimated_bytes(model: &Model) -> u64 {
+/// Device bytes a variant of `model` holds in a batch with reals of `real_bytes`
+/// bytes: its record, springs and adjacency (u32), its static and state reals, its
+/// arguments and results, and its op flag.
+pub fn variant_bytes(model: &Model, real_bytes: u64) -> u64 {
     let (n, s, w) = (model.num_nodes(), model.springs.len(), model.walls.len());
-    let words = VU + 4 * s + n + 1;
+    let words = VU + 2 * s + n + 2 * s;
     let reals = VR + 4 * n + 2 * s + 6 * w + n * (3 * NV + BLOCK_REALS) + NA + RS;
-    4 * words as u64 + 8 * reals as u64 + 4
+    4 * words as u64 + real_bytes * reals as u64 + 4
 }
 
 pub fn push_real(out: &mut Vec<u8>, v: f64, precision: GpuPrecision) {
@@ -71,8 +57,6 @@ pub struct Layout {
     pub reals: Vec<f64>,
     pub total_nodes: usize,
     pub node_ranges: Vec<(usize, usize)>,
-    /// Per variant: (u32 words, reals) of its static data plus its state reals.
-    pub sizes: Vec<(u64, u64)>,
 }
 
 pub fn layout(models: &[&Model]) -> Layout {
@@ -108,7 +92,6 @@ pub fn layout(models: &[&Model]) -> Layout {
     let (mut node_off, mut spring_off, mut wall_off) = (0usize, 0usize, 0usize);
     let mut adj_fill = adj_u + total_nodes + 1;
     let mut node_ranges = Vec::new();
-    let mut sizes = Vec::new();
     for (v, m) in models.iter().enumerate() {
         let n = m.num_nodes();
         let s = &m.solver;
@@ -130,7 +113,7 @@ pub fn layout(models: &[&Model]) -> Layout {
             uints[var_u + v * VU + k] = *x as u32;
         }
         let weight = s.potential_weight();
-        let per_residual = error_per_residual(m);
+        let per_residual = m.error_per_residual();
         let r = var_r + v * VR;
         reals[r] = s.dt;
         reals[r + 1] = weight;
@@ -169,10 +152,6 @@ pub fn layout(models: &[&Model]) -> Layout {
                 reals[b + 3 + c] = w.normal[c];
             }
         }
-        let words = (VU + 2 * m.springs.len() + n + 2 * m.springs.len()) as u64;
-        let static_reals = (VR + 4 * n + 2 * m.springs.len() + 6 * m.walls.len()) as u64;
-        let state_reals = (n * (3 * NV + BLOCK_REALS) + NA + RS) as u64;
-        sizes.push((words, static_reals + state_reals));
         node_ranges.push((node_off, n));
         node_off += n;
         spring_off += m.springs.len();
@@ -184,6 +163,5 @@ pub fn layout(models: &[&Model]) -> Layout {
         reals,
         total_nodes,
         node_ranges,
-        sizes,
     }
 }

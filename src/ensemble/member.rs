@@ -8,6 +8,7 @@
 
 use super::device::{NA, RS};
 use super::lockstep::{Lockstep, Reply, Request};
+use crate::backend::gpu::loose_error_bound;
 use crate::backend::gpu::trials::Trials;
 use crate::backend::{Backend, DeviceCounters, Diagnostics};
 use crate::newton::{CgTolerance, Direction, NewtonSystem, ETA_MAX, GAMMA, SAFEGUARD_THRESHOLD};
@@ -96,7 +97,7 @@ impl Member {
         model: &crate::model::Model,
         memory_bytes: u64,
     ) -> Self {
-        let per_residual = super::layout::error_per_residual(model);
+        let per_residual = model.error_per_residual();
         Self {
             lock,
             index,
@@ -228,12 +229,7 @@ impl NewtonSystem for Member {
             near_resolution: r[Q_NEAR] != 0.0,
             cg_tolerance: eta,
             rhs_norm,
-            error_bound: if eta <= self.cg_floor {
-                f64::INFINITY
-            } else {
-                // widened by 1 % for the recurrence residual's rounding, as the GPU
-                1.01 * self.per_residual * r[Q_RR].max(0.0).sqrt()
-            },
+            error_bound: loose_error_bound(eta, self.cg_floor, self.per_residual, r[Q_RR]),
         }
     }
 

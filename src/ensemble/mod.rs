@@ -89,7 +89,8 @@ pub fn run_jobs(
             let mut end = start;
             let mut bytes = 0u64;
             while end < members.len() && end - start < cap.max(1) {
-                let b = layout::estimated_bytes(&jobs[members[end]].scene.model);
+                // f64: an upper bound for every precision.
+                let b = layout::variant_bytes(&jobs[members[end]].scene.model, 8);
                 if end > start && bytes + b > BATCH_BYTES {
                     break;
                 }

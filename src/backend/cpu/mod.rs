@@ -93,9 +93,8 @@ pub struct CpuBackend {
     friction_normal: Vec<f64>,
     /// Friction smoothing length `ε_v h` (m).
     friction_eps: f64,
-    /// The smallest mass of a free node (kg): a lower bound of H's eigenvalues on the
-    /// free nodes (H − M is PSD-projected), for [`Direction::error_bound`].
-    mass_floor: f64,
+    /// [`Model::error_per_residual`] (m/N), for [`Direction::error_bound`].
+    per_residual: f64,
     /// Contact between and within bodies: pair lists, pair blocks, lagged friction.
     contact: self_contact::SelfContact,
     /// When the multilevel preconditioner factors ([`crate::mas::reuse`]).
@@ -124,10 +123,7 @@ impl CpuBackend {
         } else {
             0
         };
-        let mass_floor = (0..n)
-            .filter(|&i| !model.fixed[i])
-            .map(|i| model.mass[i])
-            .fold(f64::INFINITY, f64::min);
+        let per_residual = model.error_per_residual();
         let mut contact = self_contact::SelfContact::default();
         if model.self_contact.enabled && !model.collision.is_empty() {
             let reach = crate::collision::REST_EXCLUSION * model.barrier.dhat;
@@ -139,7 +135,7 @@ impl CpuBackend {
                 model.solver.mas_reuse && preconditioner == PreconditionerKind::Mas,
             ),
             contact,
-            mass_floor,
+            per_residual,
             friction_slots,
             friction_lambda: vec![0.0; n * friction_slots],
             friction_normal: vec![0.0; n * friction_slots * dim],
@@ -266,13 +262,7 @@ impl NewtonSystem for CpuBackend {
         self.assemble();
         self.contact.swept = false;
         let rhs_norm = crate::parallel::dot(&self.r, &self.r).sqrt();
-        // ‖p* − p‖₂ ≤ ‖r‖₂ / λ_min(H) and λ_min(H) ≥ the smallest free mass; the
-        // stopping measure adds at most √d times the 2-norm of a node's error.
-        let per_residual = if self.mass_floor == f64::INFINITY {
-            0.0 // no free node: p = 0 exactly
-        } else {
-            (self.model.dim as f64).sqrt() / self.mass_floor
-        };
+        let per_residual = self.per_residual;
         let eta = tolerance.relative(rhs_norm, per_residual);
         let analyses = self.direct_analyses;
         let res = self.solve(eta);

@@ -47,9 +47,9 @@ pub struct Engine {
     pub layouts: Layouts,
     /// `P.cg_tol_sq` as last written by [`Self::set_cg_tolerance`] (None: as uploaded).
     cg_tol_sq: Option<f64>,
-    /// The smallest mass of a free node (kg; `+∞` without one), set by the setup:
-    /// a lower bound of the Newton matrix's eigenvalues for the inexact-Newton guard.
-    pub mass_floor: f64,
+    /// [`crate::model::Model::error_per_residual`] (m/N), set by the setup, for the
+    /// inexact-Newton guard.
+    pub error_per_residual: f64,
     /// Why the run cannot go on (room for the contact pairs the device cannot
     /// give), for [`crate::newton::NewtonSystem::failure`].
     pub failure: Option<String>,
@@ -122,7 +122,7 @@ impl Engine {
             contact: None,
             pairs_found: 0,
             cg_tol_sq: None,
-            mass_floor: f64::INFINITY,
+            error_per_residual: 0.0,
             failure: None,
             profiler,
             deferred: None,

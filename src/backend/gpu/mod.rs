@@ -32,6 +32,7 @@ pub mod setup;
 pub mod shaders;
 pub mod struct_layout;
 mod system;
+pub use system::loose_error_bound;
 pub mod trials;
 
 use crate::model::Model;

@@ -380,10 +380,7 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
     };
     let mut engine = Engine::new(ctx, pipes, buffers, (n * dim) as u64, dispatch, lay);
     engine.contact = contact;
-    engine.mass_floor = (0..model.num_nodes())
-        .filter(|&i| !model.fixed[i])
-        .map(|i| model.mass[i])
-        .fold(f64::INFINITY, f64::min);
+    engine.error_per_residual = model.error_per_residual();
     if let Some(e) = pollster::block_on(validation_scope.pop()) {
         return Err(format!(
             "{} rejected the scene's kernels or buffers: {e}",

@@ -125,22 +125,30 @@ impl GpuBackend {
     /// only computed for a solve looser than `solver.cg_tolerance` (the only one the
     /// driver asks about), widened by 1 % for the recurrence residual's rounding.
     fn error_bound(&self, eta: f64, rr: f64) -> f64 {
-        if eta <= self.model.solver.cg_tolerance {
-            return f64::INFINITY;
-        }
-        1.01 * self.error_per_residual() * rr.max(0.0).sqrt()
+        loose_error_bound(
+            eta,
+            self.model.solver.cg_tolerance,
+            self.error_per_residual(),
+            rr,
+        )
     }
 
-    /// `√d / m_min` (m/N): the error bound per unit residual, m_min the smallest mass
-    /// of a free node (a lower bound of H's eigenvalues); 0 without free nodes.
+    /// [`crate::model::Model::error_per_residual`] (m/N).
     fn error_per_residual(&self) -> f64 {
-        let floor = self.engine.mass_floor;
-        if floor == f64::INFINITY {
-            0.0
-        } else {
-            (self.model.dim as f64).sqrt() / floor
-        }
+        self.engine.error_per_residual
     }
+}
+
+/// [`Direction::error_bound`] (m) of a device solve to `eta` that ended at
+/// `rr = ‖r‖²`, with `per_residual` from [`crate::model::Model::error_per_residual`]:
+/// +∞ unless the solve was looser than `cg_floor` (`solver.cg_tolerance`, the only
+/// case the driver asks about), widened by 1 % for the recurrence residual's
+/// rounding. The GPU backend's rule, also a batched variant's.
+pub fn loose_error_bound(eta: f64, cg_floor: f64, per_residual: f64, rr: f64) -> f64 {
+    if eta <= cg_floor {
+        return f64::INFINITY;
+    }
+    1.01 * per_residual * rr.max(0.0).sqrt()
 }
 
 impl Backend for GpuBackend {
