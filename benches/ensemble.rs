@@ -96,6 +96,14 @@ fn main() {
         report.submissions as f64 / done.max(1) as f64,
         report.bytes_per_variant.iter().max().copied().unwrap_or(0),
     );
+    let r = report.rounds;
+    println!(
+        "rounds: {:.2} s the variants' host work, {:.2} s the device (rounds and readbacks), {:.2} s handing out answers; {:.2} s set-up and the rest",
+        r.members,
+        r.device,
+        r.answers,
+        report.seconds - r.members - r.device - r.answers,
+    );
     let mut alone_steps = 0u64;
     let start = Instant::now();
     for job in jobs.iter().take(alone) {

@@ -13,9 +13,11 @@
 #                                          # call ran (BENCHMARKS.md)
 #   scripts/device-bench.sh profile OUT    # there: the ladder with every kernel timed
 #                                          # (OUT/profile.tgz, under four minutes)
+#   scripts/device-bench.sh ladder OUT     # there: the f32 ladder per family, as `all`
+#                                          # runs it (OUT/ladder.tgz, under four minutes)
 #   scripts/device-bench.sh ensemble OUT   # there: batched ensembles of the square drop
 #                                          # (issue 27), 256 and 10,000 variants in f32
-#                                          # and 256 in f64 (under three minutes)
+#                                          # and 256 in f64 (under five minutes)
 #   scripts/device-bench.sh collect DIR    # here: OUT's files into benchmarks/<device>/
 #
 # A lease of 15 minutes fits `all` and `profile` with room for one retry: the
@@ -136,6 +138,28 @@ contact() {
         "tet_stack --steps 100" rope_pile "cloth_pile --steps 200"
 }
 
+# ladder_into DIR: the GPU ladder per family in f32, block-Jacobi and MAS, 1 warm-up
+# and 4 timed steps, unprofiled (the cost model's wall-time check), into DIR.
+ladder_into() {
+    local res=$1 fam t
+    for fam in square2d:110 lattice3d:60 cloth3d:60; do
+        t=${fam#*:}
+        fam=${fam%:*}
+        timeout "$t" $bin bench --backends gpu,gpu-mas --precision f32 --family "$fam" \
+            --steps 4 --warmup 1 --out "/tmp/bench-$fam" | tee "$res/bench-gpu-f32-$fam.txt" \
+            || echo "bench $fam ended early (status $?)" | tee -a "$res/bench-gpu-f32-$fam.txt"
+        cp "/tmp/bench-$fam/bench.csv" "$res/bench-gpu-f32-$fam.csv" 2>/dev/null || true
+    done
+}
+
+# ladder OUT: that ladder alone (under four minutes), OUT/ladder.tgz.
+ladder() {
+    local out=$1 res=/tmp/ladder
+    device_env "$res"
+    ladder_into "$res"
+    tar czf "$out/ladder.tgz" -C /tmp ladder
+}
+
 # all OUT: the first figures of a short lease in one call of about eight minutes:
 # the GPU ladder per family (f32, block-Jacobi and MAS), the CPU's 1M-node square,
 # one GPU CG iteration, the `compare` agreement lists (f32 and, for self-contact,
@@ -145,15 +169,7 @@ all() {
     local out=$1 res=/tmp/res
     device_env "$res"
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >"$res/nvidia-smi.txt" 2>&1 || true
-    local fam t
-    for fam in square2d:110 lattice3d:60 cloth3d:60; do
-        t=${fam#*:}
-        fam=${fam%:*}
-        timeout "$t" $bin bench --backends gpu,gpu-mas --precision f32 --family "$fam" \
-            --steps 4 --warmup 1 --out "/tmp/bench-$fam" | tee "$res/bench-gpu-f32-$fam.txt" \
-            || echo "bench $fam ended early (status $?)" | tee -a "$res/bench-gpu-f32-$fam.txt"
-        cp "/tmp/bench-$fam/bench.csv" "$res/bench-gpu-f32-$fam.csv" 2>/dev/null || true
-    done
+    ladder_into "$res"
     timeout 60 $bin bench --backends cpu-mg --family square2d --min-nodes 1000000 \
         --forcing eisenstat_walker --steps 1 --warmup 0 --out /tmp/bench-cpu \
         | tee "$res/bench-cpu.txt" || echo "bench ended early (status $?)" | tee -a "$res/bench-cpu.txt"
@@ -196,10 +212,12 @@ ensemble() {
     local out=$1
     device_env "$out"
     local run
-    for run in 256:500:f32 10000:200:f32 256:500:f64; do
-        IFS=: read -r k n mode <<<"$run"
+    # variants:steps:precision:seconds (10,000 variants are 10,000 host threads in
+    # lockstep: their coordination is what that row measures)
+    for run in 256:500:f32:60 10000:200:f32:180 256:500:f64:60; do
+        IFS=: read -r k n mode t <<<"$run"
         SPRINGSIM_BENCH_VARIANTS=$k SPRINGSIM_BENCH_STEPS=$n SPRINGSIM_BENCH_ALONE=1 \
-            SPRINGSIM_BENCH_PRECISION=$mode timeout 50 .devbin/ensemble --bench 2>&1 \
+            SPRINGSIM_BENCH_PRECISION=$mode timeout "$t" .devbin/ensemble --bench 2>&1 \
             | tee "$out/ensemble-$k-$mode.txt" || echo "ensemble $k $mode ended early (status $?)" | tee -a "$out/ensemble-$k-$mode.txt"
     done
 }
@@ -219,10 +237,11 @@ run) run "${2:?OUT folder}" "${3:-f32}" ;;
 contact) contact "${2:?OUT folder}" "${3:-f64}" ;;
 all) all "${2:?OUT folder}" ;;
 ensemble) ensemble "${2:?OUT folder}" ;;
+ladder) ladder "${2:?OUT folder}" ;;
 profile) profile "${2:?OUT folder}" ;;
 collect) collect "${2:?folder with the run files}" ;;
 *)
-    echo "usage: scripts/device-bench.sh prepare | run OUT [f32|mixed|f64] | contact OUT [f32|mixed|f64] | collect DIR" >&2
+    echo "usage: scripts/device-bench.sh prepare | run OUT [f32|mixed|f64] | contact OUT [f32|mixed|f64] | all OUT | ladder OUT | profile OUT | ensemble OUT | collect DIR" >&2
     exit 2
     ;;
 esac

@@ -182,6 +182,32 @@ fn a_failing_variant_leaves_the_others_of_its_batch_untouched() {
     assert!(b.submissions >= a.submissions);
 }
 
+/// A batch large enough that several threads hand out a round's answers
+/// (`lockstep::SEATS_PER_WAKER`): 600 variants cycling through four scenes (three
+/// meshes) each write exactly the steps the same scene writes in a batch of four, so
+/// no answer reached the wrong variant.
+#[test]
+fn every_variant_of_a_large_batch_gets_its_own_answers() {
+    let root = common::new_temp_dir("ensemble_large");
+    let sets = variant_sets(4);
+    let scenes = |k: usize| (0..k).map(|v| square_drop(&sets[v % 4])).collect();
+    let small = jobs_of(&root, "small", scenes(4), 25);
+    let large = jobs_of(&root, "large", scenes(600), 25);
+    let Some(_) = batch_or_skip(&small, PrecisionChoice::F32) else {
+        return;
+    };
+    let report = batch_or_skip(&large, PrecisionChoice::F32).expect("the device opened once");
+    for (v, out) in report.outcomes.iter().enumerate() {
+        let s = out.as_ref().unwrap_or_else(|e| panic!("variant {v}: {e}"));
+        assert_eq!(s.steps, 25, "variant {v}");
+        assert_eq!(
+            without_clock(steps_csv(&large[v].opts.out_dir)),
+            without_clock(steps_csv(&small[v % 4].opts.out_dir)),
+            "variant {v} of 600 differs from the same scene in a batch of 4"
+        );
+    }
+}
+
 #[test]
 fn each_variant_of_an_f32_batch_steps_as_the_gpu_backend_does_alone() {
     let root = common::new_temp_dir("ensemble_f32");

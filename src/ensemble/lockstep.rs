@@ -6,6 +6,7 @@
 
 use super::device::{EnsembleDevice, NA, RS};
 use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::Instant;
 
 /// What a variant asks of a round.
 #[derive(Clone, Copy, Debug)]
@@ -27,81 +28,110 @@ pub struct Reply {
     pub nodes: Option<(Vec<f64>, Vec<f64>)>,
 }
 
-struct Slots {
-    requests: Vec<Option<Request>>,
-    replies: Vec<Option<Reply>>,
+/// One variant's place at the meeting: its request for the next round and the
+/// round's answer. Each variant waits on its own seat, so a round's wake-ups do not
+/// queue behind one lock (10,000 variants on one lock cost ~0.1 s a round).
+#[derive(Default)]
+struct Seat {
+    state: Mutex<SeatState>,
+    ready: Condvar,
+}
+
+#[derive(Default)]
+struct SeatState {
+    request: Option<Request>,
+    reply: Option<Reply>,
+}
+
+/// Variants still running, and how many of them have posted this round.
+struct Count {
     live: usize,
     waiting: usize,
 }
 
 /// The meeting point of a batch's variants and its device.
 pub struct Lockstep {
-    slots: Mutex<Slots>,
+    count: Mutex<Count>,
     coordinator: Condvar,
-    members: Vec<Condvar>,
+    seats: Vec<Seat>,
+}
+
+/// Seats one waking thread answers: below twice this the coordinator answers all.
+const SEATS_PER_WAKER: usize = 256;
+
+fn relock<T>(r: std::sync::LockResult<MutexGuard<'_, T>>) -> MutexGuard<'_, T> {
+    // A variant that panicked holding a lock leaves consistent data behind.
+    r.unwrap_or_else(|e| e.into_inner())
 }
 
 impl Lockstep {
     /// A batch of `k` live variants.
     pub fn new(k: usize) -> Self {
         Self {
-            slots: Mutex::new(Slots {
-                requests: vec![None; k],
-                replies: vec![None; k],
+            count: Mutex::new(Count {
                 live: k,
                 waiting: 0,
             }),
             coordinator: Condvar::new(),
-            members: (0..k).map(|_| Condvar::new()).collect(),
+            seats: (0..k).map(|_| Seat::default()).collect(),
         }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Slots> {
-        // A variant that panicked holding the lock leaves consistent slots behind.
-        self.slots.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Variant `v` posts `req` and waits for the round that answers it.
     pub fn call(&self, v: usize, req: Request) -> Reply {
-        let mut g = self.lock();
-        g.requests[v] = Some(req);
-        g.waiting += 1;
-        if g.waiting == g.live {
-            self.coordinator.notify_one();
+        let seat = &self.seats[v];
+        relock(seat.state.lock()).request = Some(req);
+        {
+            let mut c = relock(self.count.lock());
+            c.waiting += 1;
+            if c.waiting == c.live {
+                self.coordinator.notify_one();
+            }
         }
+        let mut g = relock(seat.state.lock());
         loop {
-            if let Some(r) = g.replies[v].take() {
+            if let Some(r) = g.reply.take() {
                 return r;
             }
-            g = self.members[v].wait(g).unwrap_or_else(|e| e.into_inner());
+            g = relock(seat.ready.wait(g));
         }
     }
 
     /// Variant `v`'s run has ended: rounds no longer wait for it.
     pub fn leave(&self, _v: usize) {
-        let mut g = self.lock();
-        g.live -= 1;
-        if g.waiting == g.live {
+        let mut c = relock(self.count.lock());
+        c.live -= 1;
+        if c.waiting == c.live {
             self.coordinator.notify_one();
         }
     }
 
-    /// Runs rounds on `dev` until every variant has left.
-    pub fn serve(&self, dev: &mut EnsembleDevice) {
-        let k = self.members.len();
-        let dim = dev.dim;
+    /// Runs rounds on `dev` until every variant has left; returns where the time
+    /// went.
+    pub fn serve(&self, dev: &mut EnsembleDevice) -> RoundTimes {
+        let k = self.seats.len();
+        let mut times = RoundTimes::default();
         loop {
-            let requests = {
-                let mut g = self.lock();
-                while g.live > 0 && g.waiting < g.live {
-                    g = self.coordinator.wait(g).unwrap_or_else(|e| e.into_inner());
+            let t = Instant::now();
+            {
+                let mut c = relock(self.count.lock());
+                while c.live > 0 && c.waiting < c.live {
+                    c = relock(self.coordinator.wait(c));
                 }
-                if g.live == 0 {
-                    return;
+                if c.live == 0 {
+                    times.members += t.elapsed().as_secs_f64();
+                    return times;
                 }
-                g.waiting = 0;
-                std::mem::replace(&mut g.requests, vec![None; k])
-            };
+                c.waiting = 0;
+            }
+            times.members += t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            // Every live variant has posted and waits on its seat.
+            let requests: Vec<Option<Request>> = self
+                .seats
+                .iter()
+                .map(|s| relock(s.state.lock()).request.take())
+                .collect();
             let mut ops = vec![0u32; k];
             let mut args = vec![0.0f64; k * NA];
             for (v, r) in requests.iter().enumerate() {
@@ -119,28 +149,75 @@ impl Lockstep {
                 .iter()
                 .any(|r| r.is_some_and(|r| r.read_nodes))
                 .then(|| dev.read_nodes());
-            let mut g = self.lock();
-            for (v, r) in requests.iter().enumerate() {
-                let Some(r) = r else { continue };
-                let mut res = [0.0; RS];
-                res.copy_from_slice(&results[v * RS..(v + 1) * RS]);
-                let own = |all: &[f64]| {
-                    let (off, n) = dev.node_ranges[v];
-                    (0..n)
-                        .flat_map(|i| (0..dim).map(move |c| (i, c)))
-                        .map(|(i, c)| all[(off + i) * 3 + c])
-                        .collect::<Vec<f64>>()
-                };
-                let mine = match (&nodes, r.read_nodes) {
-                    (Some((x, vel)), true) => Some((own(x), own(vel))),
-                    _ => None,
-                };
-                g.replies[v] = Some(Reply {
-                    results: res,
-                    nodes: mine,
+            times.device += t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let answer = Answer {
+                requests: &requests,
+                results: &results,
+                nodes: nodes.as_ref(),
+                node_ranges: &dev.node_ranges,
+                dim: dev.dim,
+            };
+            let wakers = (k / SEATS_PER_WAKER).clamp(
+                1,
+                std::thread::available_parallelism().map_or(1, |n| n.get()),
+            );
+            if wakers == 1 {
+                self.answer(&answer, 0..k);
+            } else {
+                let chunk = k.div_ceil(wakers);
+                std::thread::scope(|s| {
+                    for start in (0..k).step_by(chunk) {
+                        let answer = &answer;
+                        s.spawn(move || self.answer(answer, start..(start + chunk).min(k)));
+                    }
                 });
-                self.members[v].notify_one();
             }
+            times.answers += t.elapsed().as_secs_f64();
         }
     }
+
+    /// Hands the seats in `range` their answers and wakes them.
+    fn answer(&self, a: &Answer<'_>, range: std::ops::Range<usize>) {
+        for v in range {
+            let Some(r) = a.requests[v] else { continue };
+            let mut results = [0.0; RS];
+            results.copy_from_slice(&a.results[v * RS..(v + 1) * RS]);
+            let own = |all: &[f64]| {
+                let (off, n) = a.node_ranges[v];
+                (0..n)
+                    .flat_map(|i| (0..a.dim).map(move |c| (i, c)))
+                    .map(|(i, c)| all[(off + i) * 3 + c])
+                    .collect::<Vec<f64>>()
+            };
+            let nodes = match (a.nodes, r.read_nodes) {
+                (Some((x, vel)), true) => Some((own(x), own(vel))),
+                _ => None,
+            };
+            let seat = &self.seats[v];
+            relock(seat.state.lock()).reply = Some(Reply { results, nodes });
+            seat.ready.notify_one();
+        }
+    }
+}
+
+/// Where a batch's wall-clock time went, in seconds, summed over its rounds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RoundTimes {
+    /// Waiting for every live variant to post: the variants' own host work (their
+    /// Newton decisions and output) between rounds.
+    pub members: f64,
+    /// Packing the requests, the device round and its readbacks.
+    pub device: f64,
+    /// Handing out the answers and waking the variants.
+    pub answers: f64,
+}
+
+/// One round's outcome, shared by the threads that hand it out.
+struct Answer<'a> {
+    requests: &'a [Option<Request>],
+    results: &'a [f64],
+    nodes: Option<&'a (Vec<f64>, Vec<f64>)>,
+    node_ranges: &'a [(usize, usize)],
+    dim: usize,
 }

@@ -21,6 +21,7 @@ use crate::run::{RunOptions, Summary};
 use crate::scene::Scene;
 use device::EnsembleDevice;
 use lockstep::Lockstep;
+pub use lockstep::RoundTimes;
 use member::{Member, Shared};
 use std::sync::Arc;
 
@@ -47,6 +48,9 @@ pub struct BatchReport {
     pub device: String,
     /// Wall-clock seconds of the batch (device set-up included).
     pub seconds: f64,
+    /// How the rounds' share of those seconds divides between the variants' host
+    /// work, the device and the hand-out.
+    pub rounds: RoundTimes,
 }
 
 /// Most variants in one batch by default (`sweep --batch`).
@@ -173,7 +177,7 @@ fn run_batch_of(jobs: &[&Job], precision: PrecisionChoice) -> Result<BatchReport
     });
     let lock = Arc::new(Lockstep::new(jobs.len()));
     let bytes = dev.bytes_per_variant.clone();
-    let outcomes = std::thread::scope(|scope| {
+    let (outcomes, rounds) = std::thread::scope(|scope| {
         let handles: Vec<_> = jobs
             .iter()
             .enumerate()
@@ -189,8 +193,8 @@ fn run_batch_of(jobs: &[&Job], precision: PrecisionChoice) -> Result<BatchReport
             })
             .collect();
         // A thread that could not start dropped its member: rounds do not wait for it.
-        lock.serve(&mut dev);
-        handles
+        let rounds = lock.serve(&mut dev);
+        let outcomes = handles
             .into_iter()
             .map(|h| match h {
                 Ok(h) => h
@@ -198,7 +202,8 @@ fn run_batch_of(jobs: &[&Job], precision: PrecisionChoice) -> Result<BatchReport
                     .unwrap_or_else(|_| Err("the variant's thread panicked".into())),
                 Err(e) => Err(format!("cannot start the variant's thread: {e}")),
             })
-            .collect()
+            .collect();
+        (outcomes, rounds)
     });
     Ok(BatchReport {
         outcomes,
@@ -207,5 +212,6 @@ fn run_batch_of(jobs: &[&Job], precision: PrecisionChoice) -> Result<BatchReport
         bytes_per_variant: bytes,
         device: dev.describe(),
         seconds: start.elapsed().as_secs_f64(),
+        rounds,
     })
 }
