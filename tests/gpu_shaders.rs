@@ -28,6 +28,21 @@ fn every_kernel_composes_parses_and_validates() {
     }
 }
 
+/// The batched ensemble's kernel (src/ensemble/device.rs builds it apart from the
+/// backend's kernel list) parses and validates in every precision.
+#[test]
+fn the_ensemble_kernel_validates_in_every_precision() {
+    for precision in springsim::precision::GpuPrecision::ALL {
+        let r =
+            springsim::backend::gpu::pipelines::reflect_for("ensemble/round.wgsl", "", precision)
+                .unwrap_or_else(|e| panic!("ensemble/round.wgsl in {}: {e}", precision.name()));
+        assert!(
+            r.entry_bindings.iter().any(|(n, _)| n == "ensemble_round"),
+            "no entry point ensemble_round"
+        );
+    }
+}
+
 #[test]
 fn every_kernel_validates_in_every_precision_with_implicit_walls() {
     let scene = springsim::scene::load("scenes/sextic_balls.toml").unwrap();
