@@ -5,7 +5,7 @@ use super::exec::{last_error, wait_child};
 use super::spec::Variant;
 use super::table::{Plan, Record};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -65,10 +65,7 @@ pub fn run_batch(
         .arg("--batch")
         .arg(batch.to_string())
         .arg("--quiet");
-    cmd.stdin(Stdio::null())
-        .stdout(log.try_clone().map_or_else(|_| Stdio::null(), Stdio::from))
-        .stderr(Stdio::from(log));
-    let code = match wait_child(cmd, pids)? {
+    let code = match wait_child(cmd, log, pids)? {
         Ok(code) => code,
         Err(e) => return all_failed(e),
     };

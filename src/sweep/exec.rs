@@ -80,11 +80,8 @@ fn run_one(
         Ok(f) => f,
         Err(e) => return failed(format!("{}: {e}", log_path.display())),
     };
-    let mut cmd = command(exe, plan, v, &dir);
-    cmd.stdin(Stdio::null())
-        .stdout(log.try_clone().map_or_else(|_| Stdio::null(), Stdio::from))
-        .stderr(Stdio::from(log));
-    let code = match wait_child(cmd, pids)? {
+    let cmd = command(exe, plan, v, &dir);
+    let code = match wait_child(cmd, log, pids)? {
         Ok(code) => code,
         Err(e) => return failed(e),
     };
@@ -110,12 +107,17 @@ fn run_one(
     })
 }
 
-/// Starts `cmd` and waits for it, its pid in `pids` while it runs; `None` when a
-/// stop was asked for before it started. Its exit code (`None`: killed by a signal).
+/// Starts `cmd` with no input and its output and errors into `log`, and waits for
+/// it, its pid in `pids` while it runs; `None` when a stop was asked for before it
+/// started. Its exit code (`None`: killed by a signal).
 pub(super) fn wait_child(
     mut cmd: Command,
+    log: std::fs::File,
     pids: &Mutex<Vec<u32>>,
 ) -> Option<Result<Option<i32>, String>> {
+    cmd.stdin(Stdio::null())
+        .stdout(log.try_clone().map_or_else(|_| Stdio::null(), Stdio::from))
+        .stderr(Stdio::from(log));
     #[cfg(unix)]
     {
         // Its own process group: a terminal's Ctrl-C reaches the sweep only, which
