@@ -121,3 +121,124 @@ fn node_rel(l: u32, rank: u32, xi: vec3<real>) -> vec3<real> {
     let f = frame(l, rank / mas_level(l).span);
     return (xi - f.xyz) / frame_radius(f);
 }
+
+// A supernode's rigid motion (or the force and torque it is restricted to): the
+// translation t and the rotation w (only w.z in 2D), 3 or 6 reals in mas_vectors.
+struct Rigid {
+    t: vec3<real>,
+    w: vec3<real>,
+}
+
+fn rigid_dofs() -> u32 {
+    return select(6u, 3u, P.dim == 2u);
+}
+
+// The rigid motion of supernode a of the level whose vector starts at `offset`.
+fn load_rigid(offset: u32, a: u32) -> Rigid {
+    let o = offset + a * rigid_dofs();
+    if (P.dim == 2u) {
+        return Rigid(vec3<real>(real(mas_vectors[o]), real(mas_vectors[o + 1u]), 0.0), vec3<real>(0.0, 0.0, real(mas_vectors[o + 2u])));
+    }
+    return Rigid(
+        vec3<real>(real(mas_vectors[o]), real(mas_vectors[o + 1u]), real(mas_vectors[o + 2u])),
+        vec3<real>(real(mas_vectors[o + 3u]), real(mas_vectors[o + 4u]), real(mas_vectors[o + 5u])),
+    );
+}
+
+fn store_rigid(offset: u32, a: u32, m: Rigid) {
+    let o = offset + a * rigid_dofs();
+    mas_vectors[o] = lreal(m.t.x);
+    mas_vectors[o + 1u] = lreal(m.t.y);
+    if (P.dim == 2u) {
+        mas_vectors[o + 2u] = lreal(m.w.z);
+    } else {
+        mas_vectors[o + 2u] = lreal(m.t.z);
+        mas_vectors[o + 3u] = lreal(m.w.x);
+        mas_vectors[o + 4u] = lreal(m.w.y);
+        mas_vectors[o + 5u] = lreal(m.w.z);
+    }
+}
+
+// Node i's correction: level 0's plus level 1's rigid motion (which holds every
+// coarser level's by the time it is read); 0 for a fixed node.
+fn mas_node_correction(i: u32) -> vec3<real> {
+    let rk = mas_rank(i);
+    var zi = vec3<real>(0.0);
+    if (rk.y == 0u) {
+        zi = load_node_vector(mas_level(0u).y_offset, rk.x);
+        if (level_count() > 1u) {
+            let a = rk.x / MAS_B;
+            let f = frame(1u, a);
+            let y = load_rigid(mas_level(1u).y_offset, a);
+            zi += y.t + cross(y.w, (mas_node_x(i) - f.xyz) / frame_radius(f));
+        }
+    }
+    return zi;
+}
+
+// Entry `rank` of a level-0 vector (dim reals per rank) at `offset` in mas_vectors.
+fn load_node_vector(offset: u32, rank: u32) -> vec3<real> {
+    let o = offset + rank * P.dim;
+    var v = vec3<real>(real(mas_vectors[o]), real(mas_vectors[o + 1u]), 0.0);
+    if (P.dim == 3u) { v.z = real(mas_vectors[o + 2u]); }
+    return v;
+}
+
+// acc += scale · Lᵀ S R for the spring block S of (dv, h) and q columns L and R.
+fn add_spring_block(acc: ptr<function, array<array<real, 6>, 6>>, lc: ptr<function, array<vec3<real>, 6>>, rc: ptr<function, array<vec3<real>, 6>>, q: u32, dv: vec3<real>, h: vec2<real>, scale: real) {
+    for (var c = 0u; c < q; c++) {
+        let hc = scale * spring_hessian_apply(dv, h, (*rc)[c]);
+        for (var r = 0u; r < q; r++) { (*acc)[r][c] += dot((*lc)[r], hc); }
+    }
+}
+
+// Σ over the free nodes of ranks [first, last) (all in level-l supernode sa) of their
+// part of the block (sa, sc) of Pₗᵀ H Pₗ: on the diagonal block the node blocks, the
+// springs inside sa as (Φᵢ − Φⱼ)ᵀ S (Φᵢ − Φⱼ) (once per spring, from the difference,
+// so that sa's rigid motions cost no cancellation in f32) and the other springs'
+// Φᵢᵀ S Φᵢ; off it, −Φᵢᵀ S Φⱼ for the springs into sc.
+fn node_contributions(l: u32, first: u32, last: u32, sa: u32, sc: u32) -> array<array<real, 6>, 6> {
+    let lv = mas_level(l);
+    let q = lv.dofs;
+    let w = P.potential_weight;
+    var acc: array<array<real, 6>, 6>;
+    var ci: array<vec3<real>, 6>;
+    var cj: array<vec3<real>, 6>;
+    for (var rank = first; rank < last; rank++) {
+        let i = mas_order(rank);
+        if (mas_rank(i).y != 0u) { continue; }
+        let xi = load_x(i);
+        let reli = node_rel(l, rank, xi);
+        for (var c = 0u; c < q; c++) { ci[c] = basis_column(c, reli); }
+        if (sa == sc) {
+            let nb = load_block(NEWTON_BLOCKS, i);
+            for (var c = 0u; c < q; c++) {
+                let hc = node_block_apply(nb, ci[c]);
+                for (var r = 0u; r < q; r++) { acc[r][c] += dot(ci[r], hc); }
+            }
+        }
+        for (var e = adjacency[i]; e < adjacency[i + 1u]; e++) {
+            let s = springs[adjacency[e]];
+            let j = spring_other(s, i);
+            let dv = xi - load_x(j);
+            let h = spring_hessian(dv, real(s.rest_length_sq), real(s.stiffness));
+            let rj = mas_rank(j);
+            let j_in = rj.y == 0u && rj.x / lv.span == sc;
+            if (sa == sc && j_in) {
+                if (rank < rj.x) {
+                    let dr = select(dv / frame_radius(frame(l, sa)), vec3<real>(0.0), l == 0u);
+                    for (var c = 0u; c < q; c++) { cj[c] = basis_difference(c, dr); }
+                    add_spring_block(&acc, &cj, &cj, q, dv, h, w);
+                }
+            } else {
+                if (sa == sc) { add_spring_block(&acc, &ci, &ci, q, dv, h, w); }
+                if (j_in) {
+                    let relj = node_rel(l, rj.x, load_x(j));
+                    for (var c = 0u; c < q; c++) { cj[c] = basis_column(c, relj); }
+                    add_spring_block(&acc, &ci, &cj, q, dv, h, -w);
+                }
+            }
+        }
+    }
+    return acc;
+}

@@ -28,43 +28,6 @@ fn cg_update_residual(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgr
     store_r(i, load_r(i) - a * load_q(i));
 }
 
-// A supernode's rigid motion (or the force and torque it is restricted to): the
-// translation t and the rotation w (only w.z in 2D), 3 or 6 reals in mas_vectors.
-struct Rigid {
-    t: vec3<real>,
-    w: vec3<real>,
-}
-
-fn rigid_dofs() -> u32 {
-    return select(6u, 3u, P.dim == 2u);
-}
-
-// The rigid motion of supernode a of the level whose vector starts at `offset`.
-fn load_rigid(offset: u32, a: u32) -> Rigid {
-    let o = offset + a * rigid_dofs();
-    if (P.dim == 2u) {
-        return Rigid(vec3<real>(real(mas_vectors[o]), real(mas_vectors[o + 1u]), 0.0), vec3<real>(0.0, 0.0, real(mas_vectors[o + 2u])));
-    }
-    return Rigid(
-        vec3<real>(real(mas_vectors[o]), real(mas_vectors[o + 1u]), real(mas_vectors[o + 2u])),
-        vec3<real>(real(mas_vectors[o + 3u]), real(mas_vectors[o + 4u]), real(mas_vectors[o + 5u])),
-    );
-}
-
-fn store_rigid(offset: u32, a: u32, m: Rigid) {
-    let o = offset + a * rigid_dofs();
-    mas_vectors[o] = lreal(m.t.x);
-    mas_vectors[o + 1u] = lreal(m.t.y);
-    if (P.dim == 2u) {
-        mas_vectors[o + 2u] = lreal(m.w.z);
-    } else {
-        mas_vectors[o + 2u] = lreal(m.t.z);
-        mas_vectors[o + 3u] = lreal(m.w.x);
-        mas_vectors[o + 4u] = lreal(m.w.y);
-        mas_vectors[o + 5u] = lreal(m.w.z);
-    }
-}
-
 // v of level mas_state.level: Σ Pᵀ r over each supernode, from its nodes (level 1)
 // or its children's v (above).
 @compute @workgroup_size(256)
@@ -151,8 +114,8 @@ fn mas_prolong(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     store_rigid(below.y_offset, k, Rigid(mine.t + tk, mine.w + wk));
 }
 
-// z = level 0's correction + level 1's (which holds every coarser one by now); the
-// partial sums of r·z and r·r, as cg_update writes them.
+// z = mas_node_correction (level 0's and level 1's, which holds every coarser one
+// by now); the partial sums of r·z and r·r, as cg_update writes them.
 @compute @workgroup_size(256)
 fn mas_finish(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     if (cg_finished(lid)) { return; }
@@ -160,20 +123,7 @@ fn mas_finish(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     var mine = lanes_zero();
     if (i < P.n_nodes) {
         let rk = mas_rank(i);
-        var zi = vec3<real>(0.0);
-        if (rk.y == 0u) {
-            let l0 = mas_level(0u);
-            let o = l0.y_offset + rk.x * P.dim;
-            zi = vec3<real>(real(mas_vectors[o]), real(mas_vectors[o + 1u]), 0.0);
-            if (P.dim == 3u) { zi.z = real(mas_vectors[o + 2u]); }
-            if (level_count() > 1u) {
-                let l1 = mas_level(1u);
-                let a = rk.x / MAS_B;
-                let f = frame(1u, a);
-                let y = load_rigid(l1.y_offset, a);
-                zi += y.t + cross(y.w, (mas_node_x(i) - f.xyz) / frame_radius(f));
-            }
-        }
+        let zi = mas_node_correction(i);
         store_z(i, zi);
         let ri = load_r(i);
         mine.sums.x = dot(ri, zi);

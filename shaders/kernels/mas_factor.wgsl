@@ -71,65 +71,6 @@ var<workgroup> wg_row: array<real, MAS_MAX_M>;
 var<workgroup> wg_col: array<real, MAS_MAX_M>;
 var<workgroup> wg_scale: array<real, MAS_MAX_M>;
 
-// acc += scale · Lᵀ S R for the spring block S of (dv, h) and q columns L and R.
-fn add_spring_block(acc: ptr<function, array<array<real, 6>, 6>>, lc: ptr<function, array<vec3<real>, 6>>, rc: ptr<function, array<vec3<real>, 6>>, q: u32, dv: vec3<real>, h: vec2<real>, scale: real) {
-    for (var c = 0u; c < q; c++) {
-        let hc = scale * spring_hessian_apply(dv, h, (*rc)[c]);
-        for (var r = 0u; r < q; r++) { (*acc)[r][c] += dot((*lc)[r], hc); }
-    }
-}
-
-// Σ over the free nodes of ranks [first, last) (all in level-l supernode sa) of their
-// part of the block (sa, sc) of Pₗᵀ H Pₗ: on the diagonal block the node blocks, the
-// springs inside sa as (Φᵢ − Φⱼ)ᵀ S (Φᵢ − Φⱼ) (once per spring, from the difference,
-// so that sa's rigid motions cost no cancellation in f32) and the other springs'
-// Φᵢᵀ S Φᵢ; off it, −Φᵢᵀ S Φⱼ for the springs into sc.
-fn node_contributions(l: u32, first: u32, last: u32, sa: u32, sc: u32) -> array<array<real, 6>, 6> {
-    let lv = mas_level(l);
-    let q = lv.dofs;
-    let w = P.potential_weight;
-    var acc: array<array<real, 6>, 6>;
-    var ci: array<vec3<real>, 6>;
-    var cj: array<vec3<real>, 6>;
-    for (var rank = first; rank < last; rank++) {
-        let i = mas_order(rank);
-        if (mas_rank(i).y != 0u) { continue; }
-        let xi = load_x(i);
-        let reli = node_rel(l, rank, xi);
-        for (var c = 0u; c < q; c++) { ci[c] = basis_column(c, reli); }
-        if (sa == sc) {
-            let nb = load_block(NEWTON_BLOCKS, i);
-            for (var c = 0u; c < q; c++) {
-                let hc = node_block_apply(nb, ci[c]);
-                for (var r = 0u; r < q; r++) { acc[r][c] += dot(ci[r], hc); }
-            }
-        }
-        for (var e = adjacency[i]; e < adjacency[i + 1u]; e++) {
-            let s = springs[adjacency[e]];
-            let j = spring_other(s, i);
-            let dv = xi - load_x(j);
-            let h = spring_hessian(dv, real(s.rest_length_sq), real(s.stiffness));
-            let rj = mas_rank(j);
-            let j_in = rj.y == 0u && rj.x / lv.span == sc;
-            if (sa == sc && j_in) {
-                if (rank < rj.x) {
-                    let dr = select(dv / frame_radius(frame(l, sa)), vec3<real>(0.0), l == 0u);
-                    for (var c = 0u; c < q; c++) { cj[c] = basis_difference(c, dr); }
-                    add_spring_block(&acc, &cj, &cj, q, dv, h, w);
-                }
-            } else {
-                if (sa == sc) { add_spring_block(&acc, &ci, &ci, q, dv, h, w); }
-                if (j_in) {
-                    let relj = node_rel(l, rj.x, load_x(j));
-                    for (var c = 0u; c < q; c++) { cj[c] = basis_column(c, relj); }
-                    add_spring_block(&acc, &ci, &cj, q, dv, h, -w);
-                }
-            }
-        }
-    }
-    return acc;
-}
-
 // The domain matrices of levels 0 and 1 (one workgroup per domain; thread (A, C)
 // forms the block of supernodes A and C over A's nodes, at most 16); coarser levels
 // go through mas_coarse_partials, mas_coarse_tree and mas_coarse_store, so that no

@@ -16,7 +16,8 @@ pub struct BenchArgs {
     /// Backends to time, comma-separated: cpu (block-Jacobi PCG), cpu-mas (PCG with
     /// the additive multilevel preconditioner), cpu-mg (PCG with its V-cycle), direct
     /// (sparse Cholesky on the CPU), gpu (block-Jacobi PCG), gpu-mas (PCG with the
-    /// additive multilevel preconditioner). Default: all six; GPU rows then skip
+    /// additive multilevel preconditioner), gpu-mg (PCG with its V-cycle). Default:
+    /// all seven; GPU rows then skip
     /// software adapters (lavapipe), which run only when named here.
     #[arg(long, value_name = "LIST")]
     pub backends: Option<String>,
@@ -81,6 +82,7 @@ pub fn main(args: BenchArgs) -> ExitCode {
                 BenchBackend::Direct,
                 BenchBackend::Gpu,
                 BenchBackend::GpuMas,
+                BenchBackend::GpuMg,
             ],
             false,
         ),
@@ -92,7 +94,7 @@ pub fn main(args: BenchArgs) -> ExitCode {
             match parsed {
                 Ok(v) if !v.is_empty() => (v, true),
                 Ok(_) => {
-                    eprintln!("error: --backends: give at least one of cpu, cpu-mas, cpu-mg, direct, gpu, gpu-mas");
+                    eprintln!("error: --backends: give at least one of cpu, cpu-mas, cpu-mg, direct, gpu, gpu-mas, gpu-mg");
                     return ExitCode::from(2);
                 }
                 Err(e) => {

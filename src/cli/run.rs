@@ -117,12 +117,9 @@ pub fn make_backend(
     quiet: bool,
 ) -> Result<Box<dyn Backend>, String> {
     let cpu = || CpuBackend::new(scene.model.clone()).with_linear_solver(scene.linear_solver);
-    // The direct solver and the V-cycle exist on the CPU only; auto picks the CPU
-    // for them.
+    // The direct solver exists on the CPU only; auto picks the CPU for it.
     let cpu_only = if scene.linear_solver == LinearSolver::Direct {
         Some("the direct linear solver runs on the CPU backend only; use --linear-solver pcg or --backend cpu")
-    } else if scene.model.solver.preconditioner == PreconditionerKind::Multigrid {
-        Some("solver.preconditioner = \"multigrid\" runs on the CPU backend only; use --preconditioner mas or --backend cpu")
     } else {
         None
     };

@@ -7,6 +7,7 @@
 use super::assemble::{add, sandwich};
 use super::basis::Frames;
 use super::BlockMatrix;
+use crate::model::Spring;
 use rayon::prelude::*;
 
 /// A coarse level's matrix: block rows in CSR form, `q × q` blocks (kg, for the
@@ -62,10 +63,10 @@ impl CoarseMatrix {
 
     /// Level 1's pattern: supernode `rank / span` for each node, coupled where a
     /// spring joins two of them.
-    pub fn level1_pattern(h: &BlockMatrix, rank: &[u32], span: usize, q: usize) -> Self {
+    pub fn level1_pattern(springs: &[Spring], rank: &[u32], span: usize, q: usize) -> Self {
         let count = rank.len().div_ceil(span);
         let mut rows: Vec<Vec<u32>> = (0..count as u32).map(|a| vec![a]).collect();
-        for s in h.springs {
+        for s in springs {
             let a = rank[s.a as usize] / span as u32;
             let b = rank[s.b as usize] / span as u32;
             if a != b {
@@ -85,6 +86,11 @@ impl CoarseMatrix {
             row.extend(self.row_cols(a).iter().map(|&c| c / b as u32));
         }
         Self::from_rows(self.q, rows)
+    }
+
+    /// The row offsets (into the columns) and the sorted columns of every block row.
+    pub fn pattern(&self) -> (&[u32], &[u32]) {
+        (&self.offsets, &self.cols)
     }
 
     /// Supernodes (block rows).

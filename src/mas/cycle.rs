@@ -152,14 +152,13 @@ impl Mas {
     }
 }
 
-impl Preconditioner for Mas {
-    fn apply(&self, r: &[f64], z: &mut [f64]) {
-        let mut v0 = self.by_rank(r);
-        self.solve_domains(0, &mut v0);
-        z.iter_mut().for_each(|c| *c = 0.0);
+impl Mas {
+    /// Level 1's vector of the coarse levels' additive correction of `r`:
+    /// `Σ_{l ≥ 1} P_l B_l P_lᵀ r` expressed on level 1 (`None` with one level).
+    fn coarse_additive(&self, r: &[f64]) -> Option<Vec<f64>> {
         let levels = self.parts.len();
         if levels == 1 {
-            return self.add_to_nodes(Some(&v0), None, z);
+            return None;
         }
         // vs[k] is level k + 1's.
         let mut vs = vec![self.to_level1(r)];
@@ -174,7 +173,17 @@ impl Preconditioner for Mas {
             let (lo, hi) = vs.split_at_mut(l);
             self.add_down(l, &hi[0], &mut lo[l - 1]);
         }
-        self.add_to_nodes(Some(&v0), Some(&vs[0]), z);
+        vs.into_iter().next()
+    }
+}
+
+impl Preconditioner for Mas {
+    fn apply(&self, r: &[f64], z: &mut [f64]) {
+        let mut v0 = self.by_rank(r);
+        self.solve_domains(0, &mut v0);
+        z.iter_mut().for_each(|c| *c = 0.0);
+        let v1 = self.coarse_additive(r);
+        self.add_to_nodes(Some(&v0), v1.as_deref(), z);
     }
 }
 

@@ -97,6 +97,46 @@ impl BlockMatrix<'_> {
     }
 }
 
+/// The empty Galerkin matrices of levels 1 … `levels − 1` (`q` unknowns per
+/// supernode) of nodes ranked `rank` in domains of `b`: their block patterns, from
+/// the springs and the ranking alone.
+fn coarse_patterns(
+    springs: &[Spring],
+    rank: &[u32],
+    b: usize,
+    levels: usize,
+    q: usize,
+) -> Vec<CoarseMatrix> {
+    let mut out = Vec::new();
+    if levels < 2 {
+        return out;
+    }
+    let mut pattern = CoarseMatrix::level1_pattern(springs, rank, b, q);
+    for _ in 1..levels {
+        let next = pattern.coarser_pattern(b);
+        out.push(std::mem::replace(&mut pattern, next));
+    }
+    out
+}
+
+/// The block patterns of the coarse levels 1 … `levels − 1` as CSR (row offsets into
+/// the columns, sorted columns per row) for nodes ranked `rank` in domains of `b`:
+/// what the GPU's V-cycle fills.
+pub fn coarse_csr(
+    springs: &[Spring],
+    rank: &[u32],
+    b: usize,
+    levels: usize,
+) -> Vec<(Vec<u32>, Vec<u32>)> {
+    coarse_patterns(springs, rank, b, levels, 1)
+        .iter()
+        .map(|c| {
+            let (o, cols) = c.pattern();
+            (o.to_vec(), cols.to_vec())
+        })
+        .collect()
+}
+
 /// One level's partition into domains (its supernodes in runs of B) with the
 /// Cholesky factors of its domain matrices.
 #[derive(Clone, Debug)]
@@ -224,11 +264,7 @@ impl Mas {
         let q = coarse_dofs(self.dim);
         if self.coarse.is_empty() && parts.len() > 1 {
             // The patterns depend on the springs and the ranking only: built once.
-            let mut pattern = CoarseMatrix::level1_pattern(h, &self.rank, b, q);
-            for _ in 1..parts.len() {
-                let next = pattern.coarser_pattern(b);
-                self.coarse.push(std::mem::replace(&mut pattern, next));
-            }
+            self.coarse = coarse_patterns(h.springs, &self.rank, b, parts.len(), q);
         }
         for level in 1..parts.len() {
             let (done, rest) = self.coarse.split_at_mut(level - 1);

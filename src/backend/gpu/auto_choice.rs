@@ -132,7 +132,7 @@ pub fn gpu_preconditioner(model: &crate::model::Model) -> PreconditionerKind {
         dim,
         precision,
     };
-    let fits = MasPlan::shape(n, dim).is_ok_and(|plan| {
+    let fits = MasPlan::shape(n, dim, false).is_ok_and(|plan| {
         let bytes = plan.matrix_reals * precision.bytes(RealClass::Linear);
         bytes <= limits.max_storage_buffer_binding_size && bytes <= limits.max_buffer_size
     });

@@ -203,7 +203,7 @@ pub fn step_cost(mesh: Mesh, pre: GpuPre, work: Work, dev: &DeviceProfile) -> St
     let mut cost = StepCost::default();
     let (per_iteration_kernels, iteration_us, factor_kernels, factor_us) = match pre {
         GpuPre::BlockJacobi => (5.0, bj_iteration, 0.0, 0.0),
-        GpuPre::Mas => match MasPlan::shape(n, dim) {
+        GpuPre::Mas => match MasPlan::shape(n, dim, false) {
             Ok(plan) => {
                 let apply = plan.apply();
                 // The domain inverses and level vectors are `lreal`s.

@@ -70,6 +70,10 @@ pub struct Dispatch {
     pub domains: (u32, u32),
     /// 16 threads per supernode of the multilevel preconditioner's level 1.
     pub partial_slots: (u32, u32),
+    /// One workgroup per domain of the multilevel preconditioner's level 1.
+    pub coarse_domains: (u32, u32),
+    /// One thread per block of the V-cycle's level-1 Galerkin matrix.
+    pub coarse_blocks: (u32, u32),
     /// One thread per slot of the broad phase's arrays (contact pairs).
     pub contact_slots: (u32, u32),
     /// Largest workgroup count along x of one dispatch.
@@ -180,6 +184,8 @@ impl Engine {
             Span::Supernodes => self.dispatch.supernodes,
             Span::Domains => self.dispatch.domains,
             Span::PartialSlots => self.dispatch.partial_slots,
+            Span::CoarseDomains => self.dispatch.coarse_domains,
+            Span::CoarseBlocks => self.dispatch.coarse_blocks,
             Span::ContactSlots => self.dispatch.contact_slots,
         };
         pass.dispatch_workgroups(x, y, 1);

@@ -20,6 +20,10 @@ pub enum Span {
     /// One thread per (level-1 supernode, domain slot) of the multilevel
     /// preconditioner: 16 per level-1 supernode.
     PartialSlots,
+    /// One workgroup per domain of the multilevel preconditioner's level 1.
+    CoarseDomains,
+    /// One thread per block of the V-cycle's level-1 Galerkin matrix.
+    CoarseBlocks,
     /// One thread per slot of the broad phase's largest array: max(hash slots + 1,
     /// collision vertices + 1, nodes + 1, edges).
     ContactSlots,
@@ -106,6 +110,24 @@ pub enum Kernel {
     MasProlong,
     /// MAS: z and the partial sums of r·z and r·r.
     MasFinish,
+    /// V-cycle: the cursor level's whole Galerkin matrix, one thread per block.
+    VcCoarseFill,
+    /// V-cycle: level 0 smooths r (and level 1's correction is cleared).
+    VcSmooth0First,
+    /// V-cycle: level 0 smooths its last residual.
+    VcSmooth0Again,
+    /// V-cycle: the cursor level smooths its input on the way up.
+    VcSmoothFirst,
+    /// V-cycle: the cursor level smooths its residual on the way down.
+    VcSmoothAgain,
+    /// V-cycle: the cursor level's residual w = v − A y.
+    VcResidual,
+    /// V-cycle: the cursor level's input from the residual below.
+    VcRestrict,
+    /// V-cycle: the correction so far into z.
+    VcFineZ,
+    /// V-cycle: level 0's residual r − H z.
+    VcFineResidual,
     /// Broad phase: counters zeroed, boxes at x.
     BpResetStatic,
     /// Broad phase: counters zeroed, boxes swept from x to x + p.
@@ -152,7 +174,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel, grouped by file.
-    pub const ALL: [Kernel; 60] = [
+    pub const ALL: [Kernel; 69] = [
         Kernel::StepBegin,
         Kernel::StepEnd,
         Kernel::Advance,
@@ -192,6 +214,15 @@ impl Kernel {
         Kernel::MasSolve,
         Kernel::MasProlong,
         Kernel::MasFinish,
+        Kernel::VcCoarseFill,
+        Kernel::VcSmooth0First,
+        Kernel::VcSmooth0Again,
+        Kernel::VcSmoothFirst,
+        Kernel::VcSmoothAgain,
+        Kernel::VcResidual,
+        Kernel::VcRestrict,
+        Kernel::VcFineZ,
+        Kernel::VcFineResidual,
         Kernel::BpResetStatic,
         Kernel::BpResetSwept,
         Kernel::BpExtent,
@@ -262,6 +293,15 @@ impl Kernel {
             Kernel::MasSolve => "mas_solve",
             Kernel::MasProlong => "mas_prolong",
             Kernel::MasFinish => "mas_finish",
+            Kernel::VcCoarseFill => "vc_coarse_fill",
+            Kernel::VcSmooth0First => "vc_smooth0_first",
+            Kernel::VcSmooth0Again => "vc_smooth0_again",
+            Kernel::VcSmoothFirst => "vc_smooth_first",
+            Kernel::VcSmoothAgain => "vc_smooth_again",
+            Kernel::VcResidual => "vc_residual",
+            Kernel::VcRestrict => "vc_restrict",
+            Kernel::VcFineZ => "vc_fine_z",
+            Kernel::VcFineResidual => "vc_fine_residual",
             Kernel::BpResetStatic => "bp_reset_static",
             Kernel::BpResetSwept => "bp_reset_swept",
             Kernel::BpExtent => "bp_extent",
@@ -322,6 +362,15 @@ impl Kernel {
             | Kernel::MasSolve
             | Kernel::MasProlong
             | Kernel::MasFinish => "kernels/mas_apply.wgsl",
+            Kernel::VcCoarseFill
+            | Kernel::VcSmooth0First
+            | Kernel::VcSmooth0Again
+            | Kernel::VcSmoothFirst
+            | Kernel::VcSmoothAgain
+            | Kernel::VcResidual
+            | Kernel::VcRestrict
+            | Kernel::VcFineZ
+            | Kernel::VcFineResidual => "kernels/mas_cycle.wgsl",
             Kernel::BpResetStatic
             | Kernel::BpResetSwept
             | Kernel::BpExtent
@@ -384,7 +433,14 @@ impl Kernel {
                 Span::PartialSlots
             }
             Kernel::MasFramesLevel | Kernel::MasRestrict | Kernel::MasProlong => Span::Supernodes,
-            Kernel::MasFactor | Kernel::MasInvert | Kernel::MasSolve => Span::Domains,
+            Kernel::MasFactor
+            | Kernel::MasInvert
+            | Kernel::MasSolve
+            | Kernel::VcSmooth0First
+            | Kernel::VcSmooth0Again => Span::Domains,
+            Kernel::VcSmoothFirst | Kernel::VcSmoothAgain => Span::CoarseDomains,
+            Kernel::VcCoarseFill => Span::CoarseBlocks,
+            Kernel::VcResidual | Kernel::VcRestrict => Span::Supernodes,
             _ => Span::Nodes,
         }
     }

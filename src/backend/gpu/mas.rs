@@ -56,13 +56,20 @@ pub struct MasPlan {
     /// Reals of the coarse levels' partial blocks: 16 blocks of 6 × 6 per
     /// supernode of levels 1 and 2.
     pub partial_reals: u64,
+    /// Whether the levels are applied as a V-cycle (`preconditioner = "multigrid"`,
+    /// [`super::mas_cycle`]) rather than additively.
+    pub cycle: bool,
+    /// The V-cycle's block nonzeros of level 1's whole Galerkin matrix (the most of
+    /// any coarse level: threads of `vc_coarse_fill`); 0 for the additive form.
+    pub coarse_nonzeros: u32,
 }
 
 impl MasPlan {
-    /// The hierarchy of `model`'s nodes at their initial positions.
-    pub fn new(model: &Model) -> Result<Self, String> {
+    /// The hierarchy of `model`'s nodes at their initial positions, applied as a
+    /// V-cycle where `cycle` is set, else additively.
+    pub fn new(model: &Model, cycle: bool) -> Result<Self, String> {
         let (n, dim) = (model.num_nodes(), model.dim);
-        let mut plan = Self::shape(n, dim)?;
+        let mut plan = Self::shape(n, dim, cycle)?;
         let order = crate::mas::morton::morton_order(&model.x0, dim);
         let mut index = order.clone();
         index.resize(2 * n, 0);
@@ -75,12 +82,16 @@ impl MasPlan {
                 };
         }
         plan.index = index;
+        if cycle {
+            plan.add_coarse_matrices(model)?;
+        }
         Ok(plan)
     }
 
     /// The levels and buffer sizes of the hierarchy over `n` nodes in `dim` D, without
-    /// the node order (`index` empty): what the cost model needs.
-    pub fn shape(n: usize, dim: usize) -> Result<Self, String> {
+    /// the node order (`index` empty) nor the V-cycle's coarse matrices: what the cost
+    /// model needs. A V-cycle (`cycle`) keeps a third vector per level (its residual).
+    pub fn shape(n: usize, dim: usize, cycle: bool) -> Result<Self, String> {
         let coarse = crate::mas::basis::coarse_dofs(dim);
         let (mut levels, mut count, mut span) = (Vec::new(), n, 1usize);
         let (mut domains, mut matrix, mut vector, mut frames) = (0u64, 0u64, 0u64, 0u64);
@@ -102,7 +113,7 @@ impl MasPlan {
             };
             domains += level_domains;
             matrix += level_domains * m * m;
-            vector += 2 * padded;
+            vector += if cycle && !levels.is_empty() { 3 } else { 2 } * padded;
             if !levels.is_empty() {
                 frames += count as u64;
             }
@@ -140,6 +151,8 @@ impl MasPlan {
             matrix_reals: matrix,
             vector_reals: vector,
             frames,
+            cycle,
+            coarse_nonzeros: 0,
         })
     }
 
@@ -178,12 +191,18 @@ impl MasPlan {
             }
         }
         k.extend([Kernel::MasFactor, Kernel::MasInvert]);
+        if self.cycle {
+            k.extend(up_the_levels(Kernel::VcCoarseFill, coarse));
+        }
         k
     }
 
     /// Kernels of one application z = M⁻¹ r, ending with the partial sums of r·z and
     /// r·r: restriction up, every domain solved, prolongation down.
     pub fn apply(&self) -> Vec<Kernel> {
+        if self.cycle {
+            return self.cycle_apply();
+        }
         let coarse = self.levels.len().saturating_sub(1);
         let mut k = up_the_levels(Kernel::MasRestrict, coarse);
         k.push(Kernel::MasSolve);
@@ -240,7 +259,7 @@ impl MasPlan {
 }
 
 /// `kernel` on levels 1 … `coarse`, the level cursor moved up before each.
-fn up_the_levels(kernel: Kernel, coarse: usize) -> Vec<Kernel> {
+pub(super) fn up_the_levels(kernel: Kernel, coarse: usize) -> Vec<Kernel> {
     let mut k = Vec::new();
     for l in 0..coarse {
         k.push(if l == 0 {
@@ -269,7 +288,7 @@ mod tests {
             "t",
         )
         .unwrap();
-        let plan = MasPlan::new(&scene.model).unwrap();
+        let plan = MasPlan::new(&scene.model, false).unwrap();
         // 441 nodes: 28 level-0 domains, 28 supernodes on level 1 in 2 domains, one
         // domain on level 2.
         let counts: Vec<u32> = plan.levels.iter().map(|l| l.count).collect();

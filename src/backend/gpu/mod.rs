@@ -23,6 +23,7 @@ pub mod kernel_lists;
 pub mod kernels;
 pub mod layout;
 pub mod mas;
+pub mod mas_cycle;
 mod pair_friction;
 pub mod pipelines;
 pub mod probes;
@@ -131,6 +132,7 @@ impl SolveKernels {
     /// contact pairs where `contact` is set ([`kernels::with_contact`]).
     fn new(mas: Option<&mas::MasPlan>, contact: bool, linear_bytes: u64) -> Self {
         let kind = match mas {
+            Some(plan) if plan.cycle => crate::linear_solver::PreconditionerKind::Multigrid,
             Some(_) => crate::linear_solver::PreconditionerKind::Mas,
             None => crate::linear_solver::PreconditionerKind::BlockJacobi,
         };
@@ -181,7 +183,11 @@ impl GpuBackend {
     pub fn with_options(model: Model, opts: GpuOptions) -> Result<Self, String> {
         let (engine, mas) = setup::open(&model, opts)?;
         let contact = engine.contact.is_some();
-        let mas_reuse = crate::mas::reuse::Reuse::new(model.solver.mas_reuse && mas.is_some());
+        // A V-cycle's smoothers must match H: its factors are not kept (the CPU's
+        // multiplicative cycle with stale factors took 30× the CG iterations).
+        let mas_reuse = crate::mas::reuse::Reuse::new(
+            model.solver.mas_reuse && mas.as_ref().is_some_and(|m| !m.cycle),
+        );
         let mut gpu = Self {
             mas_reuse,
             solve: SolveKernels::new(

@@ -214,10 +214,8 @@ pub fn state_bytes(v: &[f64], width: u64) -> Vec<u8> {
 pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>), String> {
     check_limits(model)?;
     let mas = match super::auto_choice::gpu_preconditioner(model) {
-        PreconditionerKind::Mas => Some(MasPlan::new(model)?),
-        PreconditionerKind::Multigrid => {
-            return Err("solver.preconditioner = \"multigrid\" runs on the CPU backend only; the GPU backend has \"mas\" and \"block_jacobi\"".into())
-        }
+        PreconditionerKind::Mas => Some(MasPlan::new(model, false)?),
+        PreconditionerKind::Multigrid => Some(MasPlan::new(model, true)?),
         _ => None,
     };
     let (n, ns, dim) = (model.num_nodes(), model.springs.len(), model.dim);
@@ -369,6 +367,13 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
         supernodes: dims(supernodes.div_ceil(WORKGROUP), max_x),
         domains: dims(mas.as_ref().map_or(0, |m| m.domains), max_x),
         partial_slots: dims(supernodes.div_ceil(WORKGROUP / 16), max_x),
+        coarse_domains: dims(mas.as_ref().map_or(0, |m| m.coarse_domains()), max_x),
+        coarse_blocks: dims(
+            mas.as_ref()
+                .map_or(0, |m| m.coarse_nonzeros)
+                .div_ceil(WORKGROUP),
+            max_x,
+        ),
         contact_slots: dims(
             contact
                 .as_ref()

@@ -136,6 +136,10 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../../../shaders/kernels/mas_apply.wgsl"),
     ),
     (
+        "kernels/mas_cycle.wgsl",
+        include_str!("../../../shaders/kernels/mas_cycle.wgsl"),
+    ),
+    (
         "kernels/cg.wgsl",
         include_str!("../../../shaders/kernels/cg.wgsl"),
     ),
