@@ -12,9 +12,9 @@
 #                                          # OUT/results.tgz): what the first H200
 #                                          # call ran (BENCHMARKS.md)
 #   scripts/device-bench.sh profile OUT    # there: the ladder with every kernel timed
-#                                          # (OUT/profile.tgz, under four minutes)
+#                                          # (OUT/profile.tgz, about five minutes)
 #   scripts/device-bench.sh ladder OUT     # there: the f32 ladder per family, as `all`
-#                                          # runs it (OUT/ladder.tgz, under four minutes)
+#                                          # runs it (OUT/ladder.tgz, about five minutes)
 #   scripts/device-bench.sh ensemble OUT   # there: batched ensembles of the square drop
 #                                          # (issue 27), 256 and 10,000 variants in f32
 #                                          # and 256 in f64 (under five minutes)
@@ -90,7 +90,7 @@ run() {
     # the GPU/CPU ratio. Rows print
     # as they finish, so a timeout keeps the ones done. Worst case 250 + 150 + 60 +
     # 7 × 15 s, inside a device call's ten minutes. (At most 8 files come back.)
-    timeout 250 $bin bench --backends gpu,gpu-mas --precision "$mode" --steps 5 --warmup 2 \
+    timeout 250 $bin bench --backends gpu,gpu-mas,gpu-mg --precision "$mode" --steps 5 --warmup 2 \
         --out /tmp/bench-gpu | tee "$out/bench-gpu-$mode.txt" \
         || echo "bench ended early (status $?)" | tee -a "$out/bench-gpu-$mode.txt"
     cp /tmp/bench-gpu/bench.csv "$out/bench-gpu-$mode.csv" 2>/dev/null || true
@@ -138,21 +138,21 @@ contact() {
         "tet_stack --steps 100" rope_pile "cloth_pile --steps 200"
 }
 
-# ladder_into DIR: the GPU ladder per family in f32, block-Jacobi and MAS, 1 warm-up
+# ladder_into DIR: the GPU ladder per family in f32, block-Jacobi, MAS and V-cycle, 1 warm-up
 # and 4 timed steps, unprofiled (the cost model's wall-time check), into DIR.
 ladder_into() {
     local res=$1 fam t
-    for fam in square2d:110 lattice3d:60 cloth3d:60; do
+    for fam in square2d:120 lattice3d:70 cloth3d:70; do
         t=${fam#*:}
         fam=${fam%:*}
-        timeout "$t" $bin bench --backends gpu,gpu-mas --precision f32 --family "$fam" \
+        timeout "$t" $bin bench --backends gpu,gpu-mas,gpu-mg --precision f32 --family "$fam" \
             --steps 4 --warmup 1 --out "/tmp/bench-$fam" | tee "$res/bench-gpu-f32-$fam.txt" \
             || echo "bench $fam ended early (status $?)" | tee -a "$res/bench-gpu-f32-$fam.txt"
         cp "/tmp/bench-$fam/bench.csv" "$res/bench-gpu-f32-$fam.csv" 2>/dev/null || true
     done
 }
 
-# ladder OUT: that ladder alone (under four minutes), OUT/ladder.tgz.
+# ladder OUT: that ladder alone (about five minutes), OUT/ladder.tgz.
 ladder() {
     local out=$1 res=/tmp/ladder
     device_env "$res"
@@ -161,7 +161,7 @@ ladder() {
 }
 
 # all OUT: the first figures of a short lease in one call of about eight minutes:
-# the GPU ladder per family (f32, block-Jacobi and MAS), the CPU's 1M-node square,
+# the GPU ladder per family (f32, block-Jacobi, MAS and V-cycle), the CPU's 1M-node square,
 # one GPU CG iteration, the `compare` agreement lists (f32 and, for self-contact,
 # f64) and the self-contact ladder's first two rungs; every file into one archive,
 # OUT/results.tgz (a call brings back at most eight files), for `collect`.
@@ -189,7 +189,7 @@ all() {
     tar czf "$out/results.tgz" -C /tmp res
 }
 
-# profile OUT: the ladder per family in f32 (block-Jacobi and MAS) with every
+# profile OUT: the ladder per family in f32 (block-Jacobi, MAS, V-cycle) with every
 # kernel timed (`bench --profile-kernels`: kernels.csv beside bench.csv), for the
 # cost model's per-kernel check; one archive, OUT/profile.tgz.
 profile() {
@@ -197,9 +197,9 @@ profile() {
     device_env "$res"
     local fam t
     # family:seconds:most nodes (the 1M cloth drapes for minutes: left out)
-    for fam in square2d:100:2000000 lattice3d:90:2000000 cloth3d:50:100000; do
+    for fam in square2d:130:2000000 lattice3d:110:2000000 cloth3d:60:100000; do
         IFS=: read -r fam t most <<<"$fam"
-        timeout "$t" $bin bench --backends gpu,gpu-mas --precision f32 --family "$fam" \
+        timeout "$t" $bin bench --backends gpu,gpu-mas,gpu-mg --precision f32 --family "$fam" \
             --max-nodes "$most" --steps 2 --warmup 1 --profile-kernels --out "$res/$fam" \
             | tee "$res/bench-$fam.txt" || echo "bench $fam ended early (status $?)" | tee -a "$res/bench-$fam.txt"
     done

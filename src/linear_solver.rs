@@ -48,7 +48,8 @@ pub enum PreconditionerKind {
     /// CPU, [`crate::backend::gpu::mas`] on the GPU).
     Mas,
     /// The same levels applied as a symmetric V-cycle ([`crate::mas::VCycle`]):
-    /// about three times fewer CG iterations than `mas`; CPU backend only so far.
+    /// about three times fewer CG iterations than `mas` (both backends; the GPU's
+    /// is [`crate::backend::gpu::mas_cycle`]).
     Multigrid,
 }
 

@@ -359,11 +359,10 @@ pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow
             dim: m.dim,
             precision: mode,
         };
-        // The model has no V-cycle yet: its rows go without a modelled figure.
         let pre = match backend {
-            BenchBackend::GpuMas => Some(cost_model::GpuPre::Mas),
-            BenchBackend::GpuMg => None,
-            _ => Some(cost_model::GpuPre::BlockJacobi),
+            BenchBackend::GpuMas => cost_model::GpuPre::Mas,
+            BenchBackend::GpuMg => cost_model::GpuPre::VCycle,
+            _ => cost_model::GpuPre::BlockJacobi,
         };
         let work = cost_model::Work {
             solves: solves / steps,
@@ -371,8 +370,7 @@ pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow
             factorisations: (pre_stats.factorisations - factorisations0) as f64 / steps,
         };
         let dev = cost_model::profile_for(&row.device, row.device.contains(", Cpu,"));
-        row.model_ms_per_step =
-            pre.map(|pre| cost_model::step_cost(mesh, pre, work, dev).total_ms());
+        row.model_ms_per_step = Some(cost_model::step_cost(mesh, pre, work, dev).total_ms());
     }
     if matches!(
         backend,

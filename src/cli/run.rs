@@ -82,9 +82,10 @@ pub struct RunArgs {
     pub linear_solver: Option<LinearSolver>,
     /// Preconditioner of the PCG solve (default: the scene's `[solver]
     /// preconditioner`, else auto); `mas` is the multilevel additive Schwarz
-    /// preconditioner (both backends), `multigrid` its levels as a V-cycle (CPU
-    /// backend), and `auto` takes `multigrid` on the CPU backend from 2,000 nodes on
-    /// in 2D and 30,000 in 3D, and block-Jacobi otherwise.
+    /// preconditioner, `multigrid` its levels as a V-cycle (both backends), and
+    /// `auto` takes `multigrid` on the CPU backend from 2,000 nodes on in 2D and
+    /// 30,000 in 3D, block-Jacobi otherwise; on the GPU it picks by a cost model of
+    /// the adapter.
     #[arg(long, value_enum)]
     pub preconditioner: Option<PreconditionerKind>,
     /// Float precision of the GPU backend (default: the scene's `[solver]

@@ -69,18 +69,24 @@ impl Extent {
 /// CG iterations per direction the model expects of `pre` on a mesh of `extent`,
 /// with inexact Newton, from the ladders (CG counts do not depend on the device):
 /// block-Jacobi grows as the cells per side c (about 1.3 c on the square, 1.8 c on the
-/// lattice, 2 c on the draping cloth), the multilevel preconditioner about as c^0.7
-/// (1.3 c^0.7 on the square and the cloth, 2.2 c^0.66 on the lattice).
+/// lattice, 2 c on the draping cloth), the additive multilevel preconditioner about
+/// as c^0.7 (1.3 c^0.7 on the square and the cloth, 2.2 c^0.66 on the lattice), its
+/// V-cycle as c^0.5–0.7 with a smaller factor (1.3 c^0.48 on the square: 9.5, 19.0
+/// measured on the GPU at 64 and 256 cells, 35.5 on the CPU at 1024; 0.45 c^0.58 on
+/// the cloth: 5.0 and 11.1 at 64 and 256; 0.7 c^0.68 on the lattice: 3.8, 6.1, 9.5
+/// at 10, 20, 46).
 pub fn expected_cg(pre: GpuPre, dim: usize, extent: Extent) -> f64 {
     let c = extent.cells;
     match (pre, extent.volume) {
-        (GpuPre::BlockJacobi, true) => 1.8 * c,
-        (GpuPre::BlockJacobi, false) if dim == 3 => 2.0 * c,
-        (GpuPre::BlockJacobi, false) => 1.3 * c,
-        (GpuPre::Mas, false) => 1.3 * c.powf(0.7),
-        (GpuPre::Mas, true) => 2.2 * c.powf(0.66),
+        (GpuPre::BlockJacobi, true) => (1.8 * c).max(10.0),
+        (GpuPre::BlockJacobi, false) if dim == 3 => (2.0 * c).max(10.0),
+        (GpuPre::BlockJacobi, false) => (1.3 * c).max(10.0),
+        (GpuPre::Mas, false) => (1.3 * c.powf(0.7)).max(10.0),
+        (GpuPre::Mas, true) => (2.2 * c.powf(0.66)).max(10.0),
+        (GpuPre::VCycle, true) => (0.7 * c.powf(0.68)).max(3.0),
+        (GpuPre::VCycle, false) if dim == 3 => (0.45 * c.powf(0.58)).max(3.0),
+        (GpuPre::VCycle, false) => (1.3 * c.powf(0.48)).max(3.0),
     }
-    .max(10.0)
 }
 
 /// The modelled step cost of `pre` with its expected CG count ([`expected_cg`]) and
@@ -101,14 +107,30 @@ pub fn expected_step(mesh: Mesh, extent: Extent, pre: GpuPre, dev: &DeviceProfil
     step_cost(mesh, pre, work, dev)
 }
 
-/// Whether the GPU's `preconditioner = "auto"` takes the multilevel preconditioner:
-/// where the model expects a step with it to be faster than with block-Jacobi. Near
-/// the crossover the two differ by less than the model's error (about 20 %), so
-/// either choice costs little there.
-pub fn gpu_auto_prefers_mas(mesh: Mesh, extent: Extent, dev: &DeviceProfile) -> bool {
-    let mas = expected_step(mesh, extent, GpuPre::Mas, dev).total_ms();
-    let bj = expected_step(mesh, extent, GpuPre::BlockJacobi, dev).total_ms();
-    mas < bj
+/// A multilevel form replaces block-Jacobi only where its modelled step is at least
+/// this much cheaper: block-Jacobi's expected count (1.3–2 c) is the model's weakest
+/// term where inertia dominates H (lavapipe's 66k-node cloth falling from rest took 1
+/// CG per direction, not 512, and ran 53× faster than MAS), and within 10 % the two
+/// differ by less than the model's error anyway.
+const MULTILEVEL_MARGIN: f64 = 0.9;
+
+/// The preconditioner the GPU's `preconditioner = "auto"` takes: the cheaper of the
+/// two multilevel forms (additive MAS, the V-cycle) where the model expects its step
+/// to cost under [`MULTILEVEL_MARGIN`] times block-Jacobi's, else block-Jacobi.
+pub fn gpu_auto_choice(mesh: Mesh, extent: Extent, dev: &DeviceProfile) -> GpuPre {
+    let cost = |pre| expected_step(mesh, extent, pre, dev).total_ms();
+    let jacobi = cost(GpuPre::BlockJacobi) * MULTILEVEL_MARGIN;
+    [GpuPre::Mas, GpuPre::VCycle]
+        .into_iter()
+        .fold((GpuPre::BlockJacobi, jacobi), |best, pre| {
+            let c = cost(pre);
+            if c < best.1 {
+                (pre, c)
+            } else {
+                best
+            }
+        })
+        .0
 }
 
 /// The preconditioner a GPU run of `model` uses: `auto` resolved by the model
@@ -132,14 +154,15 @@ pub fn gpu_preconditioner(model: &crate::model::Model) -> PreconditionerKind {
         dim,
         precision,
     };
-    let fits = MasPlan::shape(n, dim, false).is_ok_and(|plan| {
-        let bytes = plan.matrix_reals * precision.bytes(RealClass::Linear);
+    let fits = MasPlan::shape(n, dim, true).is_ok_and(|plan| {
+        let reals = plan.matrix_reals + plan.coarse_block_estimate();
+        let bytes = reals * precision.bytes(RealClass::Linear);
         bytes <= limits.max_storage_buffer_binding_size && bytes <= limits.max_buffer_size
     });
-    if fits && gpu_auto_prefers_mas(mesh, Extent::of(model), dev) {
-        PreconditionerKind::Mas
-    } else {
-        PreconditionerKind::BlockJacobi
+    match gpu_auto_choice(mesh, Extent::of(model), dev) {
+        GpuPre::Mas if fits => PreconditionerKind::Mas,
+        GpuPre::VCycle if fits => PreconditionerKind::Multigrid,
+        _ => PreconditionerKind::BlockJacobi,
     }
 }
 
@@ -191,7 +214,48 @@ mod tests {
     }
 
     fn prefers_mas((mesh, extent): (Mesh, Extent), dev: &DeviceProfile) -> bool {
-        gpu_auto_prefers_mas(mesh, extent, dev)
+        gpu_auto_choice(mesh, extent, dev) != GpuPre::BlockJacobi
+    }
+
+    /// The modelled step of each preconditioner on the ladders and the choice, on
+    /// the H100 and on lavapipe (`cargo test --release --lib crossover_table --
+    /// --nocapture`; BENCHMARKS.md quotes it).
+    #[test]
+    fn crossover_table() {
+        use crate::backend::gpu::cost_model::H100_SXM;
+        let rungs: Vec<(String, (Mesh, Extent))> = [4, 16, 64, 256, 1024]
+            .iter()
+            .map(|&c| (format!("square2d_{c}"), square(c)))
+            .chain(
+                [10, 20, 46, 100]
+                    .iter()
+                    .map(|&c| (format!("lattice3d_{c}"), lattice(c))),
+            )
+            .chain(
+                [16, 64, 256, 1023]
+                    .iter()
+                    .map(|&c| (format!("cloth3d_{c}"), cloth(c))),
+            )
+            .collect();
+        for dev in [&H100_SXM, &LAVAPIPE] {
+            println!(
+                "{}: ms per step modelled (block-Jacobi, MAS, V-cycle) -> choice",
+                dev.name
+            );
+            for (name, (mesh, extent)) in &rungs {
+                let ms = [GpuPre::BlockJacobi, GpuPre::Mas, GpuPre::VCycle]
+                    .map(|p| expected_step(*mesh, *extent, p, dev).total_ms());
+                let choice = gpu_auto_choice(*mesh, *extent, dev);
+                println!(
+                    "| {name} | {} | {:.3} | {:.3} | {:.3} | {choice:?} |",
+                    mesh.nodes, ms[0], ms[1], ms[2]
+                );
+                // The choice is the cheapest, block-Jacobi's cost less the margin.
+                let weighed = [ms[0] * MULTILEVEL_MARGIN, ms[1], ms[2]];
+                let best = weighed.iter().cloned().fold(f64::INFINITY, f64::min);
+                assert_eq!(weighed[choice as usize], best, "{name}");
+            }
+        }
     }
 
     /// The choice the H200's profile makes on the ladder matches what the H200

@@ -114,6 +114,8 @@ pub enum GpuPre {
     BlockJacobi,
     /// The additive multilevel Schwarz preconditioner.
     Mas,
+    /// The same levels as a V-cycle (`preconditioner = "multigrid"`).
+    VCycle,
 }
 
 /// What the model needs of a scene.
@@ -203,21 +205,35 @@ pub fn step_cost(mesh: Mesh, pre: GpuPre, work: Work, dev: &DeviceProfile) -> St
     let mut cost = StepCost::default();
     let (per_iteration_kernels, iteration_us, factor_kernels, factor_us) = match pre {
         GpuPre::BlockJacobi => (5.0, bj_iteration, 0.0, 0.0),
-        GpuPre::Mas => match MasPlan::shape(n, dim, false) {
+        GpuPre::Mas | GpuPre::VCycle => match MasPlan::shape(n, dim, pre == GpuPre::VCycle) {
             Ok(plan) => {
                 let apply = plan.apply();
                 // The domain inverses and level vectors are `lreal`s.
                 let solve_bytes = plan.matrix_reals as f64 * l + plan.vector_reals as f64 * 2.0 * l;
                 // restriction from and prolongation to the nodes: r, x and z per node
                 let node_bytes = nf * df * (2.0 * l + st);
-                let apply_us = apply.len() as f64 * dev.kernel_floor_us
-                    + bytes_us(solve_bytes) / dev.mas_solve_efficiency
-                    + 2.0 * bytes_us(node_bytes);
                 let coarse = crate::mas::basis::coarse_dofs(dim) as f64;
                 let units = sf * (df * df + 2.0 * coarse * coarse);
-                let factor_us = dev.mas_factor_latency_us[dim - 2]
+                let mut factor_us = dev.mas_factor_latency_us[dim - 2]
                     + units * dev.mas_factor_ns_per_unit * 1e-3
                     + plan.invert_flops() / (dev.mas_invert_gflop_s * 1e3);
+                let apply_us = if pre == GpuPre::Mas {
+                    apply.len() as f64 * dev.kernel_floor_us
+                        + bytes_us(solve_bytes) / dev.mas_solve_efficiency
+                        + 2.0 * bytes_us(node_bytes)
+                } else {
+                    // Every domain swept twice (the top level once), the coarse
+                    // matrices read twice (residuals), two products with H (the
+                    // residuals r − H z) and three passes over the nodes (z twice,
+                    // the last one with the sums). Filling the coarse matrices costs
+                    // about what the levels 0 and 1 cost (lavapipe, profiled).
+                    let csr_bytes = plan.coarse_block_estimate() as f64 * l;
+                    factor_us += units * dev.mas_factor_ns_per_unit * 1e-3;
+                    apply.len() as f64 * dev.kernel_floor_us
+                        + bytes_us(2.0 * (solve_bytes + csr_bytes)) / dev.mas_solve_efficiency
+                        + 2.0 * bytes_us(matvec_bytes)
+                        + 3.0 * bytes_us(node_bytes)
+                };
                 let it = plan.cg_iteration().len() as f64;
                 (
                     it,
@@ -321,5 +337,24 @@ mod tests {
             );
         }
         assert!(b.total_ms() < a.total_ms() && (b.factor_ms * 2.75 - a.factor_ms).abs() < 1e-9);
+        // The V-cycle at the CPU's 35.5 CG per direction, factored at every solve.
+        let v = step_cost(
+            m,
+            GpuPre::VCycle,
+            Work {
+                cg: 35.5 * 2.75,
+                ..every
+            },
+            &H100_SXM,
+        );
+        println!(
+            "1M square, V-cycle: {:.0} ms = host {:.0} + CG {:.0} + factorisation {:.0} + rest {:.0}",
+            v.total_ms(),
+            v.host_ms,
+            v.cg_ms,
+            v.factor_ms,
+            v.other_ms + v.readback_ms
+        );
+        assert!(v.factor_ms > a.factor_ms && v.cg_ms < b.cg_ms && v.total_ms() < b.total_ms());
     }
 }

@@ -36,6 +36,26 @@ impl MasPlan {
         Ok(())
     }
 
+    /// Reals of the coarse levels' whole matrices as the cost model expects them
+    /// where the pattern is not built ([`Self::shape`]): 9 blocks per row in 2D, 27
+    /// in 3D (a supernode's neighbours on a grid or in a lattice); the pattern's own
+    /// count where it is.
+    pub fn coarse_block_estimate(&self) -> u64 {
+        let dim = self.levels[0].dofs as u64;
+        let per_row = if dim == 2 { 9 } else { 27 };
+        let coarse: u64 = self.levels[1..]
+            .iter()
+            .map(|l| l.count as u64 * per_row * (l.dofs as u64).pow(2))
+            .sum();
+        if self.coarse_nonzeros > 0 {
+            let q = self.levels[1].dofs as u64;
+            // level 1's blocks as built, the coarser levels as estimated
+            let level1 = self.levels[1].count as u64 * per_row * q * q;
+            return coarse - level1 + self.coarse_nonzeros as u64 * q * q;
+        }
+        coarse
+    }
+
     /// Domains of level 1 (workgroups of the coarse levels' smoothing).
     pub fn coarse_domains(&self) -> u32 {
         self.levels
