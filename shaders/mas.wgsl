@@ -16,8 +16,7 @@
 // kernels mas_level_first / _up / _down (kernels/mas_factor.wgsl) step between
 // dispatches.
 // #import state.wgsl
-// #import state.wgsl
-// #import energy/spring.wgsl
+// #import spring_adjacency.wgsl
 
 // Supernodes per domain, on every level (B).
 const MAS_B: u32 = 16u;
@@ -218,10 +217,10 @@ fn node_contributions(l: u32, first: u32, last: u32, sa: u32, sc: u32) -> array<
             }
         }
         for (var e = adjacency[i]; e < adjacency[i + 1u]; e++) {
-            let s = springs[adjacency[e]];
-            let j = spring_other(s, i);
-            let dv = xi - load_x(j);
-            let h = spring_hessian(dv, real(s.rest_length_sq), real(s.stiffness));
+            let sp = spring_at(i, xi, e);
+            let j = sp.j;
+            let dv = sp.dv;
+            let h = sp.h;
             let rj = mas_rank(j);
             let j_in = rj.y == 0u && rj.x / lv.span == sc;
             if (sa == sc && j_in) {
@@ -241,4 +240,34 @@ fn node_contributions(l: u32, first: u32, last: u32, sa: u32, sc: u32) -> array<
         }
     }
     return acc;
+}
+
+// Supernode a of level l ≥ 1 restricted from the level below: Σ Pᵀ f over its
+// nodes (level 1; f is CG's q with `from_q`, else r) or Σ Tᵀ of its children's rigid
+// motions stored at `below_vector` in mas_vectors (above).
+fn restrict_supernode(l: u32, a: u32, from_q: bool, below_vector: u32) -> Rigid {
+    let fa = frame(l, a);
+    let rho = frame_radius(fa);
+    var t = vec3<real>(0.0);
+    var w = vec3<real>(0.0);
+    if (l == 1u) {
+        let last = min(a * MAS_B + MAS_B, P.n_nodes);
+        for (var rank = a * MAS_B; rank < last; rank++) {
+            let i = mas_order(rank);
+            var f: vec3<real>;
+            if (from_q) { f = load_q(i); } else { f = load_r(i); }
+            t += f;
+            w += cross((mas_node_x(i) - fa.xyz) / rho, f);
+        }
+    } else {
+        let below = mas_level(l - 1u);
+        let last = min(a * MAS_B + MAS_B, below.count);
+        for (var k = a * MAS_B; k < last; k++) {
+            let v = load_rigid(below_vector, k);
+            let fk = vec4<real>(mas_frames[below.frame_offset + k]);
+            t += v.t;
+            w += cross((fk.xyz - fa.xyz) / rho, v.t) + v.w * (frame_radius(fk) / rho);
+        }
+    }
+    return Rigid(t, w);
 }

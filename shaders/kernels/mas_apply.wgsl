@@ -37,29 +37,7 @@ fn mas_restrict(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
     let l = mas_state.level;
     let lv = mas_level(l);
     if (a >= lv.count) { return; }
-    let fa = frame(l, a);
-    let rho = frame_radius(fa);
-    var t = vec3<real>(0.0);
-    var w = vec3<real>(0.0);
-    if (l == 1u) {
-        let last = min(a * MAS_B + MAS_B, P.n_nodes);
-        for (var rank = a * MAS_B; rank < last; rank++) {
-            let i = mas_order(rank);
-            let f = load_r(i);
-            t += f;
-            w += cross((mas_node_x(i) - fa.xyz) / rho, f);
-        }
-    } else {
-        let below = mas_level(l - 1u);
-        let last = min(a * MAS_B + MAS_B, below.count);
-        for (var k = a * MAS_B; k < last; k++) {
-            let v = load_rigid(below.v_offset, k);
-            let fk = vec4<real>(mas_frames[below.frame_offset + k]);
-            t += v.t;
-            w += cross((fk.xyz - fa.xyz) / rho, v.t) + v.w * (frame_radius(fk) / rho);
-        }
-    }
-    store_rigid(lv.v_offset, a, Rigid(t, w));
+    store_rigid(lv.v_offset, a, restrict_supernode(l, a, false, mas_level(l - 1u).v_offset));
 }
 
 var<workgroup> wg_vec: array<real, MAS_MAX_M>;

@@ -241,30 +241,7 @@ fn vc_restrict(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     let l = mas_state.level;
     let lv = mas_level(l);
     if (a >= lv.count) { return; }
-    let fa = frame(l, a);
-    let rho = frame_radius(fa);
-    let below = mas_level(l - 1u);
-    let w = w_offset(below);
-    var t = vec3<real>(0.0);
-    var rot = vec3<real>(0.0);
-    if (l == 1u) {
-        let last = min(a * MAS_B + MAS_B, P.n_nodes);
-        for (var rank = a * MAS_B; rank < last; rank++) {
-            let i = mas_order(rank);
-            let f = load_q(i);
-            t += f;
-            rot += cross((mas_node_x(i) - fa.xyz) / rho, f);
-        }
-    } else {
-        let last = min(a * MAS_B + MAS_B, below.count);
-        for (var k = a * MAS_B; k < last; k++) {
-            let v = load_rigid(w, k);
-            let fk = vec4<real>(mas_frames[below.frame_offset + k]);
-            t += v.t;
-            rot += cross((fk.xyz - fa.xyz) / rho, v.t) + v.w * (frame_radius(fk) / rho);
-        }
-    }
-    store_rigid(lv.v_offset, a, Rigid(t, rot));
+    store_rigid(lv.v_offset, a, restrict_supernode(l, a, true, w_offset(mas_level(l - 1u))));
 }
 
 // z = the correction so far (level 0's and level 1's), into the CG's z, which the
@@ -292,11 +269,8 @@ fn vc_fine_residual(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgrou
         let zi = load_z(i);
         var y = vec3<real>(0.0);
         for (var e = adjacency[i]; e < adjacency[i + 1u]; e++) {
-            let s = springs[adjacency[e]];
-            let j = spring_other(s, i);
-            let dv = xi - load_x(j);
-            let h = spring_hessian(dv, real(s.rest_length_sq), real(s.stiffness));
-            y += spring_hessian_apply(dv, h, zi - load_z(j));
+            let sp = spring_at(i, xi, e);
+            y += spring_hessian_apply(sp.dv, sp.h, zi - load_z(sp.j));
         }
         res = load_r(i) - (node_block_apply(nb, zi) + P.potential_weight * y);
     }

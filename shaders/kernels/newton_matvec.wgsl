@@ -4,7 +4,7 @@
 // change during CG). Also the workgroup partial sums of d·q for CG. CPU twin:
 // src/backend/cpu/newton_matvec.rs (NewtonMatrix::apply).
 // #import state.wgsl
-// #import energy/spring.wgsl
+// #import spring_adjacency.wgsl
 // #import pair_blocks.wgsl
 
 fn apply_newton_matrix(i: u32) -> vec3<real> {
@@ -14,11 +14,8 @@ fn apply_newton_matrix(i: u32) -> vec3<real> {
     let ui = load_d(i);
     var y = vec3<real>(0.0);
     for (var e = adjacency[i]; e < adjacency[i + 1u]; e++) {
-        let s = springs[adjacency[e]];
-        let j = spring_other(s, i);
-        let dv = xi - load_x(j);
-        let h = spring_hessian(dv, real(s.rest_length_sq), real(s.stiffness));
-        y += spring_hessian_apply(dv, h, ui - load_d(j));
+        let sp = spring_at(i, xi, e);
+        y += spring_hessian_apply(sp.dv, sp.h, ui - load_d(sp.j));
     }
     return node_block_apply(nb, ui) + P.potential_weight * y;
 }

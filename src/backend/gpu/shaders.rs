@@ -36,6 +36,10 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../../../shaders/bindings.wgsl"),
     ),
     ("state.wgsl", include_str!("../../../shaders/state.wgsl")),
+    (
+        "spring_adjacency.wgsl",
+        include_str!("../../../shaders/spring_adjacency.wgsl"),
+    ),
     ("reduce.wgsl", include_str!("../../../shaders/reduce.wgsl")),
     ("wall.wgsl", include_str!("../../../shaders/wall.wgsl")),
     (
