@@ -130,6 +130,11 @@ fn twins_match(kind: PreconditionerKind) {
             "3D lattice, 512 nodes, 3 levels",
         ),
         (
+            body(3, 16),
+            GpuOptions::default(),
+            "3D lattice, 4913 nodes, 4 levels",
+        ),
+        (
             body(2, 70),
             GpuOptions {
                 max_groups_x: 3,

@@ -54,73 +54,110 @@ fn row_of(l: u32, k: u32) -> u32 {
     return lo;
 }
 
-// T, the rigid motion of child supernode `a` of level l − 1 implied by its parent
-// `pa` on level l, q × q (rows: the child's unknowns): the parent's basis at the
-// child's centroid, and the rotation scaled by the ratio of the radii.
-fn transfer_matrix(l: u32, a: u32, pa: u32) -> array<array<real, 6>, 6> {
-    let q = mas_level(l).dofs;
-    let fa = vec4<real>(mas_frames[mas_level(l - 1u).frame_offset + a]);
-    let fp = frame(l, pa);
-    let rel = (fa.xyz - fp.xyz) / frame_radius(fp);
-    var t: array<array<real, 6>, 6>;
-    for (var c = 0u; c < q; c++) {
-        let col = basis_column(c, rel);
-        for (var k = 0u; k < P.dim; k++) { t[k][c] = col[k]; }
+// Entry (k, c) of T, the rigid motion of a child supernode (frame `fa`, level l − 1)
+// implied by its parent's (frame `fp`, level l), q × q (rows: the child's unknowns):
+// the parent's basis at the child's centroid, and the rotation scaled by the ratio
+// of the radii. Computed per entry, without a private matrix.
+fn transfer_entry(fa: vec4<real>, fp: vec4<real>, k: u32, c: u32) -> real {
+    if (k < P.dim) {
+        return basis_column(c, (fa.xyz - fp.xyz) / frame_radius(fp))[k];
     }
-    let scale = frame_radius(fa) / frame_radius(fp);
-    for (var k = P.dim; k < q; k++) { t[k][k] = scale; }
-    return t;
+    return select(0.0, frame_radius(fa) / frame_radius(fp), k == c);
 }
 
-// The blocks of coarse level mas_state.level, one thread per nonzero: level 1 from
-// H over the row's nodes (node_contributions), a coarser level as Σ T_aᵀ A(a, c) T_c
-// over the children a of its row and c of its column.
+// The blocks of coarse level mas_state.level: on level 1 one thread per nonzero,
+// from H over the row's nodes (node_contributions); above, one thread per entry of
+// a nonzero, Σ (T_aᵀ A(a, c) T_c) over the children a of its row and c of its
+// column (a thread per block would loop past lavapipe's 65,535 iterations per
+// invocation in 3D).
 @compute @workgroup_size(256)
 fn vc_coarse_fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let k = thread_index(wid, nwg, lid);
+    let t = thread_index(wid, nwg, lid);
     let l = mas_state.level;
     let lv = mas_level(l);
-    if (k >= mas_index[csr_rows(l) + lv.count]) { return; }
+    let q = lv.dofs;
+    let nonzeros = mas_index[csr_rows(l) + lv.count];
+    if (l == 1u) {
+        if (t >= nonzeros) { return; }
+        let a = row_of(l, t);
+        let c = mas_index[csr_cols(l) + t];
+        let acc = node_contributions(1u, a * MAS_B, min((a + 1u) * MAS_B, P.n_nodes), a, c);
+        let o = csr_blocks(l) + t * q * q;
+        for (var r = 0u; r < q; r++) {
+            for (var j = 0u; j < q; j++) { mas_matrices[o + r * q + j] = lreal(acc[r][j]); }
+        }
+        return;
+    }
+    let k = t / (q * q);
+    if (k >= nonzeros) { return; }
+    let r = (t % (q * q)) / q;
+    let j = t % q;
     let a = row_of(l, k);
     let c = mas_index[csr_cols(l) + k];
-    let q = lv.dofs;
-    var acc: array<array<real, 6>, 6>;
-    if (l == 1u) {
-        acc = node_contributions(1u, a * MAS_B, min((a + 1u) * MAS_B, P.n_nodes), a, c);
-    } else {
-        let below = mas_level(l - 1u);
-        let rows = csr_rows(l - 1u);
-        let cols = csr_cols(l - 1u);
-        let blocks = csr_blocks(l - 1u);
-        let last = min((a + 1u) * MAS_B, below.count);
-        for (var ch = a * MAS_B; ch < last; ch++) {
-            let ta = transfer_matrix(l, ch, a);
-            for (var e = mas_index[rows + ch]; e < mas_index[rows + ch + 1u]; e++) {
-                let cc = mas_index[cols + e];
-                if (cc / MAS_B != c) { continue; }
-                let tc = transfer_matrix(l, cc, c);
-                // acc += taᵀ B tc with B the child block (q × q, row-major).
-                var bt: array<array<real, 6>, 6>;
-                for (var r = 0u; r < q; r++) {
-                    for (var j = 0u; j < q; j++) {
-                        var s: real = 0.0;
-                        for (var m = 0u; m < q; m++) { s += real(mas_matrices[blocks + e * q * q + r * q + m]) * tc[m][j]; }
-                        bt[r][j] = s;
-                    }
-                }
-                for (var r = 0u; r < q; r++) {
-                    for (var j = 0u; j < q; j++) {
-                        var s: real = 0.0;
-                        for (var m = 0u; m < q; m++) { s += ta[m][r] * bt[m][j]; }
-                        acc[r][j] += s;
+    let below = mas_level(l - 1u);
+    let rows = csr_rows(l - 1u);
+    let cols = csr_cols(l - 1u);
+    let blocks = csr_blocks(l - 1u);
+    let fa = frame(l, a);
+    let fc = frame(l, c);
+    let last = min((a + 1u) * MAS_B, below.count);
+    var sum: real = 0.0;
+    for (var ch = a * MAS_B; ch < last; ch++) {
+        let fch = vec4<real>(mas_frames[below.frame_offset + ch]);
+        for (var e = mas_index[rows + ch]; e < mas_index[rows + ch + 1u]; e++) {
+            let cc = mas_index[cols + e];
+            if (cc / MAS_B == c) {
+                let fcc = vec4<real>(mas_frames[below.frame_offset + cc]);
+                let b = blocks + e * q * q;
+                // (T_chᵀ B T_cc)[r][j] with B the child block (q × q, row-major)
+                for (var m = 0u; m < q; m++) {
+                    let tm = transfer_entry(fch, fa, m, r);
+                    if (tm != 0.0) {
+                        var bt: real = 0.0;
+                        for (var n = 0u; n < q; n++) { bt += real(mas_matrices[b + m * q + n]) * transfer_entry(fcc, fc, n, j); }
+                        sum += tm * bt;
                     }
                 }
             }
         }
     }
-    let o = csr_blocks(l) + k * q * q;
+    mas_matrices[csr_blocks(l) + k * q * q + r * q + j] = lreal(sum);
+}
+
+// The domain matrices of levels 2 and up cut from the whole matrices (one workgroup
+// per domain of every level; thread (A, C) copies block (A, C) where the pattern
+// has it, zero where it does not). The additive form builds them from partial blocks
+// instead (kernels/mas_factor.wgsl), having no whole matrices.
+@compute @workgroup_size(256)
+fn vc_coarse_domains(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let g = group_index(wid, nwg);
+    if (g >= P.mas.y) { return; }
+    let ld = domain_of(g);
+    let l = ld.x;
+    if (l < 2u) { return; }
+    let lv = mas_level(l);
+    let q = lv.dofs;
+    let m = MAS_B * q;
+    let base = lv.matrix_offset + ld.y * m * m;
+    let sa = ld.y * MAS_B + lid / MAS_B;
+    let sc = ld.y * MAS_B + lid % MAS_B;
+    var e = 0xffffffffu;
+    if (sa < lv.count && sc < lv.count) {
+        let rows = csr_rows(l);
+        let cols = csr_cols(l);
+        for (var k = mas_index[rows + sa]; k < mas_index[rows + sa + 1u]; k++) {
+            if (mas_index[cols + k] == sc) { e = k; }
+        }
+    }
+    let blocks = csr_blocks(l);
+    let ra = (lid / MAS_B) * q;
+    let ca = (lid % MAS_B) * q;
     for (var r = 0u; r < q; r++) {
-        for (var j = 0u; j < q; j++) { mas_matrices[o + r * q + j] = lreal(acc[r][j]); }
+        for (var c = 0u; c < q; c++) {
+            var v: real = 0.0;
+            if (e != 0xffffffffu) { v = real(mas_matrices[blocks + e * q * q + r * q + c]); }
+            mas_matrices[base + (ra + r) * m + ca + c] = lreal(v);
+        }
     }
 }
 

@@ -72,7 +72,7 @@ pub struct Dispatch {
     pub partial_slots: (u32, u32),
     /// One workgroup per domain of the multilevel preconditioner's level 1.
     pub coarse_domains: (u32, u32),
-    /// One thread per block of the V-cycle's level-1 Galerkin matrix.
+    /// The V-cycle's fill of a coarse Galerkin matrix (`MasPlan::fill_threads`).
     pub coarse_blocks: (u32, u32),
     /// One thread per slot of the broad phase's arrays (contact pairs).
     pub contact_slots: (u32, u32),

@@ -22,7 +22,8 @@ pub enum Span {
     PartialSlots,
     /// One workgroup per domain of the multilevel preconditioner's level 1.
     CoarseDomains,
-    /// One thread per block of the V-cycle's level-1 Galerkin matrix.
+    /// The V-cycle's fill of a coarse Galerkin matrix: a thread per block of level 1
+    /// or per entry of a coarser level's blocks, the more.
     CoarseBlocks,
     /// One thread per slot of the broad phase's largest array: max(hash slots + 1,
     /// collision vertices + 1, nodes + 1, edges).
@@ -112,6 +113,8 @@ pub enum Kernel {
     MasFinish,
     /// V-cycle: the cursor level's whole Galerkin matrix, one thread per block.
     VcCoarseFill,
+    /// V-cycle: the domain matrices of levels 2 and up cut from the whole matrices.
+    VcCoarseDomains,
     /// V-cycle: level 0 smooths r (and level 1's correction is cleared).
     VcSmooth0First,
     /// V-cycle: level 0 smooths its last residual.
@@ -174,7 +177,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel, grouped by file.
-    pub const ALL: [Kernel; 69] = [
+    pub const ALL: [Kernel; 70] = [
         Kernel::StepBegin,
         Kernel::StepEnd,
         Kernel::Advance,
@@ -215,6 +218,7 @@ impl Kernel {
         Kernel::MasProlong,
         Kernel::MasFinish,
         Kernel::VcCoarseFill,
+        Kernel::VcCoarseDomains,
         Kernel::VcSmooth0First,
         Kernel::VcSmooth0Again,
         Kernel::VcSmoothFirst,
@@ -294,6 +298,7 @@ impl Kernel {
             Kernel::MasProlong => "mas_prolong",
             Kernel::MasFinish => "mas_finish",
             Kernel::VcCoarseFill => "vc_coarse_fill",
+            Kernel::VcCoarseDomains => "vc_coarse_domains",
             Kernel::VcSmooth0First => "vc_smooth0_first",
             Kernel::VcSmooth0Again => "vc_smooth0_again",
             Kernel::VcSmoothFirst => "vc_smooth_first",
@@ -363,6 +368,7 @@ impl Kernel {
             | Kernel::MasProlong
             | Kernel::MasFinish => "kernels/mas_apply.wgsl",
             Kernel::VcCoarseFill
+            | Kernel::VcCoarseDomains
             | Kernel::VcSmooth0First
             | Kernel::VcSmooth0Again
             | Kernel::VcSmoothFirst
@@ -437,7 +443,8 @@ impl Kernel {
             | Kernel::MasInvert
             | Kernel::MasSolve
             | Kernel::VcSmooth0First
-            | Kernel::VcSmooth0Again => Span::Domains,
+            | Kernel::VcSmooth0Again
+            | Kernel::VcCoarseDomains => Span::Domains,
             Kernel::VcSmoothFirst | Kernel::VcSmoothAgain => Span::CoarseDomains,
             Kernel::VcCoarseFill => Span::CoarseBlocks,
             Kernel::VcResidual | Kernel::VcRestrict => Span::Supernodes,

@@ -59,9 +59,12 @@ pub struct MasPlan {
     /// Whether the levels are applied as a V-cycle (`preconditioner = "multigrid"`,
     /// [`super::mas_cycle`]) rather than additively.
     pub cycle: bool,
-    /// The V-cycle's block nonzeros of level 1's whole Galerkin matrix (the most of
-    /// any coarse level: threads of `vc_coarse_fill`); 0 for the additive form.
+    /// The V-cycle's block nonzeros of level 1's whole Galerkin matrix; 0 for the
+    /// additive form.
     pub coarse_nonzeros: u32,
+    /// Threads of `vc_coarse_fill`: level 1's nonzeros or a coarser level's entries
+    /// (nonzeros × q²), the more.
+    pub fill_threads: u32,
 }
 
 impl MasPlan {
@@ -153,6 +156,7 @@ impl MasPlan {
             frames,
             cycle,
             coarse_nonzeros: 0,
+            fill_threads: 0,
         })
     }
 
@@ -177,6 +181,9 @@ impl MasPlan {
     /// partial blocks over level-1 supernodes summed up level by level (top level
     /// first); those of levels 0 and 1 directly; then every domain matrix inverted.
     pub fn factor(&self) -> Vec<Kernel> {
+        if self.cycle {
+            return self.cycle_factor();
+        }
         let coarse = self.levels.len().saturating_sub(1);
         let mut k = up_the_levels(Kernel::MasFramesLevel, coarse);
         // The level cursor is at the top level now.
@@ -191,9 +198,6 @@ impl MasPlan {
             }
         }
         k.extend([Kernel::MasFactor, Kernel::MasInvert]);
-        if self.cycle {
-            k.extend(up_the_levels(Kernel::VcCoarseFill, coarse));
-        }
         k
     }
 

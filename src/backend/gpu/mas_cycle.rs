@@ -5,7 +5,7 @@
 //! kernel sequence of one application.
 
 use super::kernels::Kernel;
-use super::mas::{MasPlan, MAS_DOMAIN};
+use super::mas::{up_the_levels, MasPlan, MAS_DOMAIN};
 use crate::model::Model;
 
 impl MasPlan {
@@ -33,6 +33,13 @@ impl MasPlan {
         u32::try_from(blocks).map_err(|_| too_big(n))?;
         self.matrix_reals = blocks;
         self.coarse_nonzeros = csr.first().map_or(0, |(_, cols)| cols.len() as u32);
+        let q = crate::mas::basis::coarse_dofs(model.dim) as u64;
+        let entries = csr
+            .iter()
+            .skip(1)
+            .map(|(_, cols)| cols.len() as u64 * q * q);
+        let most = entries.max().unwrap_or(0).max(self.coarse_nonzeros as u64);
+        self.fill_threads = u32::try_from(most).map_err(|_| too_big(n))?;
         Ok(())
     }
 
@@ -61,6 +68,22 @@ impl MasPlan {
         self.levels
             .get(1)
             .map_or(0, |l| l.count.div_ceil(MAS_DOMAIN as u32))
+    }
+
+    /// The V-cycle's factorisation: the frames level by level, every coarse level's
+    /// whole matrix (level 1 from H, the coarser ones from it), the domain matrices
+    /// of levels 0 and 1 directly and those above cut from the whole matrices (no
+    /// partial blocks), then every domain matrix inverted.
+    pub(super) fn cycle_factor(&self) -> Vec<Kernel> {
+        let coarse = self.levels.len().saturating_sub(1);
+        let mut k = up_the_levels(Kernel::MasFramesLevel, coarse);
+        k.extend(up_the_levels(Kernel::VcCoarseFill, coarse));
+        k.push(Kernel::MasFactor);
+        if coarse >= 2 {
+            k.push(Kernel::VcCoarseDomains);
+        }
+        k.push(Kernel::MasInvert);
+        k
     }
 
     /// One V-cycle z = M⁻¹ r, ending with the partial sums of r·z and r·r:
@@ -132,12 +155,17 @@ mod tests {
         assert_eq!(count(Kernel::MasProlong), 1);
         assert_eq!(count(Kernel::VcFineResidual), 2);
         assert_eq!(plan.apply().last(), Some(&Kernel::MasFinish));
-        let fills = plan
-            .factor()
+        let factor = plan.factor();
+        let fills = factor
             .iter()
             .filter(|x| **x == Kernel::VcCoarseFill)
             .count();
         assert_eq!(fills, 2);
+        // The coarse domain matrices come from the whole matrices, after them.
+        assert!(!factor.contains(&Kernel::MasCoarsePartials));
+        let at = |k: Kernel| factor.iter().position(|x| *x == k).unwrap();
+        assert!(at(Kernel::VcCoarseFill) < at(Kernel::VcCoarseDomains));
+        assert!(at(Kernel::VcCoarseDomains) < at(Kernel::MasInvert));
         // A third vector per coarse level (28 and 2 supernodes in 2 and 1 domains).
         assert_eq!(plan.vector_reals, plain.vector_reals + (2 + 1) * 48);
         // Level 1's 28 rows each hold their diagonal; level 2 is two rows.
@@ -147,6 +175,7 @@ mod tests {
         assert_eq!(plan.index[rows1], 0);
         let nnz1 = plan.index[rows1 + 28] as usize;
         assert_eq!(nnz1 as u32, plan.coarse_nonzeros);
+        assert_eq!(plan.fill_threads, plan.coarse_nonzeros.max(4 * 9));
         let cols1 = &plan.index[rows1 + 29..rows1 + 29 + nnz1];
         for a in 0..28 {
             let row = &cols1[plan.index[rows1 + a] as usize..plan.index[rows1 + a + 1] as usize];

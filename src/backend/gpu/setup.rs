@@ -370,7 +370,7 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
         coarse_domains: dims(mas.as_ref().map_or(0, |m| m.coarse_domains()), max_x),
         coarse_blocks: dims(
             mas.as_ref()
-                .map_or(0, |m| m.coarse_nonzeros)
+                .map_or(0, |m| m.fill_threads)
                 .div_ceil(WORKGROUP),
             max_x,
         ),
