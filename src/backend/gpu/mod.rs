@@ -20,6 +20,7 @@ pub mod context;
 pub mod cost_model;
 pub mod engine;
 pub mod kernel_lists;
+pub mod kernel_spans;
 pub mod kernels;
 pub mod layout;
 pub mod mas;

@@ -361,6 +361,7 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
         ),
     };
     let supernodes = mas.as_ref().map_or(0, |m| m.supernodes());
+    let fill_threads = mas.as_ref().map_or(0, |m| m.fill_threads);
     let dispatch = Dispatch {
         nodes: node_dispatch,
         elements: element_dispatch,
@@ -368,12 +369,7 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
         domains: dims(mas.as_ref().map_or(0, |m| m.domains), max_x),
         partial_slots: dims(supernodes.div_ceil(WORKGROUP / 16), max_x),
         coarse_domains: dims(mas.as_ref().map_or(0, |m| m.coarse_domains()), max_x),
-        coarse_blocks: dims(
-            mas.as_ref()
-                .map_or(0, |m| m.fill_threads)
-                .div_ceil(WORKGROUP),
-            max_x,
-        ),
+        coarse_blocks: dims(fill_threads.div_ceil(WORKGROUP), max_x),
         contact_slots: dims(
             contact
                 .as_ref()
