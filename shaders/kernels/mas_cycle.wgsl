@@ -195,8 +195,9 @@ fn smooth_domain(l: u32, d: u32, lid: u32, from_w: bool, add: bool) {
     }
 }
 
-fn level0_domains() -> u32 {
-    return mas_level(0u).count / MAS_B + select(0u, 1u, mas_level(0u).count % MAS_B != 0u);
+// Whether level l has a domain g (its supernodes run past g × 16).
+fn has_domain(l: u32, g: u32) -> bool {
+    return g * MAS_B < mas_level(l).count;
 }
 
 // Pre-smoothing on level 0: y₀ = B₀ r; also clears level 1's correction (level-0
@@ -205,7 +206,7 @@ fn level0_domains() -> u32 {
 fn vc_smooth0_first(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     if (cg_finished(lid)) { return; }
     let g = group_index(wid, nwg);
-    if (g >= level0_domains()) { return; }
+    if (!has_domain(0u, g)) { return; }
     smooth_domain(0u, g, lid, false, false);
     if (level_count() > 1u && lid < mas_level(1u).dofs) {
         mas_vectors[mas_level(1u).y_offset + g * mas_level(1u).dofs + lid] = lreal(0.0);
@@ -217,7 +218,7 @@ fn vc_smooth0_first(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgrou
 fn vc_smooth0_again(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     if (cg_finished(lid)) { return; }
     let g = group_index(wid, nwg);
-    if (g >= level0_domains()) { return; }
+    if (!has_domain(0u, g)) { return; }
     smooth_domain(0u, g, lid, true, true);
 }
 
@@ -227,8 +228,7 @@ fn vc_smooth_first(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
     if (cg_finished(lid)) { return; }
     let g = group_index(wid, nwg);
     let l = mas_state.level;
-    let lv = mas_level(l);
-    if (g * MAS_B >= lv.count) { return; }
+    if (!has_domain(l, g)) { return; }
     smooth_domain(l, g, lid, false, false);
 }
 
@@ -238,8 +238,7 @@ fn vc_smooth_again(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
     if (cg_finished(lid)) { return; }
     let g = group_index(wid, nwg);
     let l = mas_state.level;
-    let lv = mas_level(l);
-    if (g * MAS_B >= lv.count) { return; }
+    if (!has_domain(l, g)) { return; }
     smooth_domain(l, g, lid, true, true);
 }
 
