@@ -29,17 +29,27 @@ fn every_kernel_composes_parses_and_validates() {
 }
 
 /// The batched ensemble's kernel (src/ensemble/device.rs builds it apart from the
-/// backend's kernel list) parses and validates in every precision.
+/// backend's kernel list) parses and validates in every precision, without implicit
+/// walls and with seed 004's three containers compiled in.
 #[test]
 fn the_ensemble_kernel_validates_in_every_precision() {
-    for precision in springsim::precision::GpuPrecision::ALL {
-        let r =
-            springsim::backend::gpu::pipelines::reflect_for("ensemble/round.wgsl", "", precision)
-                .unwrap_or_else(|e| panic!("ensemble/round.wgsl in {}: {e}", precision.name()));
-        assert!(
-            r.entry_bindings.iter().any(|(n, _)| n == "ensemble_round"),
-            "no entry point ensemble_round"
-        );
+    let mut walls = Vec::new();
+    for name in ["circle_balls", "diamond_balls", "sextic_balls"] {
+        walls.extend(springsim::scene::load(name).unwrap().model.implicit_walls);
+    }
+    for generated in [&walls[..0], &walls[..]].map(springsim::implicit::wgsl::generate) {
+        for precision in springsim::precision::GpuPrecision::ALL {
+            let r = springsim::backend::gpu::pipelines::reflect_for(
+                "ensemble/round.wgsl",
+                &generated,
+                precision,
+            )
+            .unwrap_or_else(|e| panic!("ensemble/round.wgsl in {}: {e}", precision.name()));
+            assert!(
+                r.entry_bindings.iter().any(|(n, _)| n == "ensemble_round"),
+                "no entry point ensemble_round"
+            );
+        }
     }
 }
 

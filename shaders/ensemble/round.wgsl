@@ -3,39 +3,10 @@
 // and one readback per round. The operations are those of the GPU backend's
 // NewtonSystem and Backend calls (src/backend/gpu/system.rs), with the same formulas
 // (energy/*.wgsl, wall.wgsl, integrator.wgsl) and the CPU's PCG (src/pcg.rs) with
-// block-Jacobi; only the loops over a variant's nodes, springs and walls are this
-// file's. Plane walls only: the host runs other scenes alone.
-// #import ensemble/state.wgsl
-
-// A node's gradient (N) and PSD Hessian block (N/m) from every plane wall's barrier.
-struct WallTerms {
-    grad: vec3<real>,
-    hess: Sym,
-}
-
-fn wall_terms(vt: Variant, area: real, xi: vec3<real>) -> WallTerms {
-    var t = WallTerms(vec3<real>(0.0), sym_zero());
-    for (var w = 0u; w < vt.walls; w++) {
-        let wl = wall_at(vt.wall_off + w);
-        let dist = plane_distance(wl[1], wl[0], xi);
-        t.grad += barrier_gradient(vt.barrier, vt.kappa, vt.dhat, area, dist) * wl[1];
-        t.hess = sym_add(t.hess, sym_outer(barrier_hessian(vt.barrier, vt.kappa, vt.dhat, area, dist), wl[1]));
-    }
-    return t;
-}
-
-// (barrier energy over the walls (J, unweighted), smallest wall distance (m)).
-fn wall_value(vt: Variant, area: real, xi: vec3<real>) -> vec2<real> {
-    var bar: real = 0.0;
-    var dmin = BIG;
-    for (var w = 0u; w < vt.walls; w++) {
-        let wl = wall_at(vt.wall_off + w);
-        let dist = plane_distance(wl[1], wl[0], xi);
-        dmin = min(dmin, dist);
-        bar += barrier_value(vt.barrier, vt.kappa, vt.dhat, area, dist);
-    }
-    return vec2<real>(bar, dmin);
-}
+// block-Jacobi; only the loops over a variant's nodes and springs are this file's,
+// those over its walls (plane and implicit) ensemble/walls.wgsl's. Scenes with
+// friction or contact between bodies run alone.
+// #import ensemble/walls.wgsl
 
 fn advance(vt: Variant, lid: u32) {
     let a = arg(vt.index, A_ADVANCE_ALPHA);
@@ -134,16 +105,9 @@ fn trial(vt: Variant, lid: u32, alpha: real) {
         let xi = load_vec(S_X, g);
         let delta = alpha * load_vec(S_P, g);
         var change = -m * dot(vt.gravity, delta);
-        for (var w = 0u; w < vt.walls; w++) {
-            let wl = wall_at(vt.wall_off + w);
-            let dist = plane_distance(wl[1], wl[0], xi);
-            let dd = dot(wl[1], delta);
-            if (dist + dd <= 0.0) {
-                bad = 1.0;
-            } else {
-                change += barrier_value_change(vt.barrier, vt.kappa, vt.dhat, area, dist, dd);
-            }
-        }
+        let wc = wall_value_change(vt, area, xi, delta, change);
+        change = wc.x;
+        if (wc.y != 0.0) { bad = 1.0; }
         de += inertia_value_change(m, load_vec(S_DISP, g) - load_vec(S_PRED, g), delta) + vt.weight * change;
     }
     for (var s = lid; s < vt.springs; s += WGE) {
@@ -329,10 +293,7 @@ fn direction(vt: Variant, lid: u32) {
         stats.x = max(stats.x, ap.x + ap.y + ap.z);
         if (any(ap > vec3<real>(scale))) { stats.y = 1.0; }
         if (any(ap > vec3<real>(NEAR_ULPS * scale))) { stats.z = 1.0; }
-        for (var w = 0u; w < vt.walls; w++) {
-            let wl = wall_at(vt.wall_off + w);
-            stats.w = max(stats.w, -plane_ccd_bound(wl[1], plane_distance(wl[1], wl[0], xi), pi));
-        }
+        stats.w = max(stats.w, -wall_ccd_bound(vt, xi, pi));
     }
     let s = reduce_max(lid, stats);
     let ccd = min(-s.w, 1.0);

@@ -4,7 +4,8 @@
 // own ones start. Layouts, all written by the host:
 // uints: a header (H_* below), then per variant VU u32s (V_*), then every spring's
 //   end nodes (global indices), then the node → springs CSR over the batch's nodes
-//   (total + 1 offsets into `uints`, then the spring indices).
+//   (total + 1 offsets into `uints`, then the spring indices), then each variant's
+//   implicit walls as indices of the batch's generated wall code (implicit/wall.wgsl).
 // reals: per variant VR reals (R_*), then per node (mass, contact area, fixed 0/1, 0),
 //   per spring (rest length², stiffness), per plane wall (origin xyz, normal xyz).
 // ops, args: what each variant asks of this round (OP_* flags; A_* arguments).
@@ -16,6 +17,7 @@
 // #import energy/barrier.wgsl
 // #import energy/inertia.wgsl
 // #import wall.wgsl
+// #import implicit/wall.wgsl
 // #import integrator.wgsl
 
 @group(0) @binding(0) var<storage, read> uints: array<u32>;
@@ -40,6 +42,7 @@ const H_NODES_R: u32 = 6u;
 const H_SPRINGS_R: u32 = 7u;
 const H_WALLS_R: u32 = 8u;
 const H_DIM: u32 = 9u;
+const H_IMPLICIT_U: u32 = 10u;
 
 // A variant's u32 record.
 const VU: u32 = 12u;
@@ -52,6 +55,8 @@ const V_WALLS: u32 = 5u;
 const V_BARRIER: u32 = 6u;
 const V_INTEGRATOR: u32 = 7u;
 const V_CG_MAX: u32 = 8u;
+const V_IMPLICIT_OFF: u32 = 9u;
+const V_IMPLICIT: u32 = 10u;
 
 // A variant's real record.
 const VR: u32 = 12u;
@@ -132,6 +137,7 @@ var<private> var_r: u32;
 var<private> nodes_r: u32;
 var<private> springs_r: u32;
 var<private> walls_r: u32;
+var<private> implicit_u: u32;
 
 fn load_header() {
     total_nodes = uints[H_TOTAL_NODES];
@@ -142,6 +148,7 @@ fn load_header() {
     nodes_r = uints[H_NODES_R];
     springs_r = uints[H_SPRINGS_R];
     walls_r = uints[H_WALLS_R];
+    implicit_u = uints[H_IMPLICIT_U];
 }
 
 // What a workgroup knows of its variant.
@@ -156,6 +163,8 @@ struct Variant {
     barrier: u32,
     integrator: u32,
     cg_max: u32,
+    implicit_off: u32,
+    implicit: u32,
     dim: u32,
     dt: real,
     weight: real,
@@ -170,7 +179,7 @@ fn load_variant(v: u32) -> Variant {
     let g = vec3<real>(reals[r + R_GRAVITY], reals[r + R_GRAVITY + 1u], reals[r + R_GRAVITY + 2u]);
     return Variant(v, uints[u + V_NODE_OFF], uints[u + V_NODES], uints[u + V_SPRING_OFF], uints[u + V_SPRINGS],
         uints[u + V_WALL_OFF], uints[u + V_WALLS], uints[u + V_BARRIER], uints[u + V_INTEGRATOR], uints[u + V_CG_MAX],
-        uints[H_DIM], reals[r + R_DT], reals[r + R_WEIGHT], reals[r + R_KAPPA], reals[r + R_DHAT], g);
+        uints[u + V_IMPLICIT_OFF], uints[u + V_IMPLICIT], uints[H_DIM], reals[r + R_DT], reals[r + R_WEIGHT], reals[r + R_KAPPA], reals[r + R_DHAT], g);
 }
 
 fn var_real(v: u32, k: u32) -> real {
@@ -252,6 +261,11 @@ fn load_spring(s: u32) -> EnsembleSpring {
     let u = springs_u + 2u * s;
     let r = springs_r + 2u * s;
     return EnsembleSpring(uints[u], uints[u + 1u], reals[r], reals[r + 1u]);
+}
+
+// The generated code's index (implicit_wall_*(w, …)) of the variant's k-th implicit wall.
+fn implicit_at(vt: Variant, k: u32) -> u32 {
+    return uints[implicit_u + vt.implicit_off + k];
 }
 
 fn wall_at(w: u32) -> array<vec3<real>, 2> {

@@ -57,11 +57,10 @@ pub fn unsupported(model: &Model) -> Option<String> {
     use crate::linear_solver::PreconditionerKind as P;
     let why = if matches!(model.solver.preconditioner, P::Mas | P::Multigrid) {
         "the multilevel preconditioners"
-    } else if !model.implicit_walls.is_empty() {
-        "implicit walls"
     } else if model.friction.any() {
         "friction"
-    } else if model.self_contact.enabled {
+    } else if model.self_contact.enabled && !model.collision.is_empty() {
+        // (particles alone have no primitives: nothing between them to contact)
         "contact between or within bodies"
     } else {
         return None;
@@ -103,7 +102,7 @@ impl EnsembleDevice {
         let device = &ctx.device;
         let source = shaders::compose_for(
             "ensemble/round.wgsl",
-            &crate::implicit::wgsl::generate(&[]),
+            &crate::implicit::wgsl::generate(&lay.implicit),
             precision,
         )?;
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {

@@ -3,6 +3,7 @@
 
 use super::device::{NA, RS};
 use crate::energy::barrier::BarrierKind;
+use crate::implicit::ImplicitWall;
 use crate::model::{Integrator, Model};
 use crate::precision::GpuPrecision;
 
@@ -15,14 +16,15 @@ pub const NV: usize = 11;
 /// Reals per node block pair (Newton block and its block-Jacobi inverse).
 pub const BLOCK_REALS: usize = 12;
 /// Header u32s of the `uints` buffer.
-const HEADER: usize = 10;
+const HEADER: usize = 11;
 
 /// Device bytes a variant of `model` holds in a batch with reals of `real_bytes`
 /// bytes: its record, springs and adjacency (u32), its static and state reals, its
-/// arguments and results, and its op flag.
+/// arguments and results, and its op flag (its implicit walls' code is shared by the
+/// batch and not counted).
 pub fn variant_bytes(model: &Model, real_bytes: u64) -> u64 {
     let (n, s, w) = (model.num_nodes(), model.springs.len(), model.walls.len());
-    let words = VU + 2 * s + n + 2 * s;
+    let words = VU + 2 * s + n + 2 * s + model.implicit_walls.len();
     let reals = VR + 4 * n + 2 * s + 6 * w + n * (3 * NV + BLOCK_REALS) + NA + RS;
     4 * words as u64 + real_bytes * reals as u64 + 4
 }
@@ -57,6 +59,31 @@ pub struct Layout {
     pub reals: Vec<f64>,
     pub total_nodes: usize,
     pub node_ranges: Vec<(usize, usize)>,
+    /// The batch's distinct implicit walls, in the order of the generated kernel code
+    /// (`implicit_wall_*(w, …)`); a variant's walls are indices into it.
+    pub implicit: Vec<ImplicitWall>,
+}
+
+/// The distinct implicit walls of `models` (equal expressions once, first come
+/// first), and each model's walls as indices into them.
+fn implicit_table(models: &[&Model]) -> (Vec<ImplicitWall>, Vec<Vec<u32>>) {
+    let mut walls: Vec<ImplicitWall> = Vec::new();
+    let per_model = models
+        .iter()
+        .map(|m| {
+            m.implicit_walls
+                .iter()
+                .map(|w| match walls.iter().position(|u| u.expr == w.expr) {
+                    Some(k) => k as u32,
+                    None => {
+                        walls.push(w.clone());
+                        (walls.len() - 1) as u32
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    (walls, per_model)
 }
 
 pub fn layout(models: &[&Model]) -> Layout {
@@ -64,10 +91,13 @@ pub fn layout(models: &[&Model]) -> Layout {
     let total_nodes: usize = models.iter().map(|m| m.num_nodes()).sum();
     let total_springs: usize = models.iter().map(|m| m.springs.len()).sum();
     let total_adj = 2 * total_springs;
+    let (implicit, implicit_of) = implicit_table(models);
     let var_u = HEADER;
     let springs_u = var_u + VU * models.len();
     let adj_u = springs_u + 2 * total_springs;
-    let mut uints = vec![0u32; adj_u + total_nodes + 1 + total_adj];
+    let implicit_u = adj_u + total_nodes + 1 + total_adj;
+    let total_implicit: usize = implicit_of.iter().map(Vec::len).sum();
+    let mut uints = vec![0u32; implicit_u + total_implicit];
     let var_r = 0;
     let nodes_r = VR * models.len();
     let springs_r = nodes_r + 4 * total_nodes;
@@ -85,11 +115,13 @@ pub fn layout(models: &[&Model]) -> Layout {
         springs_r,
         walls_r,
         dim,
+        implicit_u,
     ];
     for (k, h) in header.iter().enumerate() {
         uints[k] = *h as u32;
     }
     let (mut node_off, mut spring_off, mut wall_off) = (0usize, 0usize, 0usize);
+    let mut implicit_off = 0usize;
     let mut adj_fill = adj_u + total_nodes + 1;
     let mut node_ranges = Vec::new();
     for (v, m) in models.iter().enumerate() {
@@ -108,6 +140,8 @@ pub fn layout(models: &[&Model]) -> Layout {
             },
             usize::from(s.integrator == Integrator::Newmark),
             s.cg_max_iterations as usize,
+            implicit_off,
+            implicit_of[v].len(),
         ];
         for (k, x) in rec.iter().enumerate() {
             uints[var_u + v * VU + k] = *x as u32;
@@ -152,6 +186,10 @@ pub fn layout(models: &[&Model]) -> Layout {
                 reals[b + 3 + c] = w.normal[c];
             }
         }
+        for (k, &w) in implicit_of[v].iter().enumerate() {
+            uints[implicit_u + implicit_off + k] = w;
+        }
+        implicit_off += implicit_of[v].len();
         node_ranges.push((node_off, n));
         node_off += n;
         spring_off += m.springs.len();
@@ -163,5 +201,54 @@ pub fn layout(models: &[&Model]) -> Layout {
         reals,
         total_nodes,
         node_ranges,
+        implicit,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{load_with, overrides::Override};
+
+    fn scene(name: &str, sets: &[&str]) -> Model {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        load_with(name, &Override::parse_all(&sets).unwrap())
+            .unwrap()
+            .model
+    }
+
+    /// Equal implicit walls are compiled once; each variant's record points at its
+    /// own walls' indices, in the slots `state.wgsl` reads.
+    #[test]
+    fn a_batch_compiles_each_distinct_implicit_wall_once() {
+        let models = [
+            scene("circle_balls", &[]),
+            scene("square_drop", &[]),
+            scene("circle_balls", &["contact.kappa=1e5"]),
+            scene("circle_balls", &["walls[0].radius=9.0"]),
+        ];
+        let refs: Vec<&Model> = models.iter().collect();
+        let lay = layout(&refs);
+        assert_eq!(lay.implicit.len(), 2, "two distinct circles");
+        let implicit_u = lay.uints[10] as usize;
+        let record = |v: usize| {
+            (
+                lay.uints[HEADER + v * VU + 9],
+                lay.uints[HEADER + v * VU + 10],
+            )
+        };
+        assert_eq!(
+            [record(0), record(1), record(2), record(3)],
+            [(0, 1), (1, 0), (1, 1), (2, 1)]
+        );
+        assert_eq!(&lay.uints[implicit_u..], &[0, 0, 1]);
+        let src = crate::backend::gpu::shaders::source("ensemble/state.wgsl").unwrap();
+        for line in [
+            "const H_IMPLICIT_U: u32 = 10u;",
+            "const V_IMPLICIT_OFF: u32 = 9u;",
+            "const V_IMPLICIT: u32 = 10u;",
+        ] {
+            assert!(src.contains(line), "state.wgsl lacks `{line}`");
+        }
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod bad_scene;
 pub mod cli;
+pub mod ensemble;
 pub mod gpu_pairs;
 pub mod implicit;
 pub mod mesh_files;

@@ -16,6 +16,10 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../../../shaders/ensemble/round.wgsl"),
     ),
     (
+        "ensemble/walls.wgsl",
+        include_str!("../../../shaders/ensemble/walls.wgsl"),
+    ),
+    (
         "precision/f32.wgsl",
         include_str!("../../../shaders/precision/f32.wgsl"),
     ),
