@@ -245,8 +245,10 @@ fn jobs_are_split_into_batches_and_what_a_batch_cannot_hold_runs_alone() {
     }
 }
 
+/// 3D variants in one batch (a lattice with either integrator, a pinned cloth, a
+/// cube sliding on a slope with friction) take the CPU's Newton iterations.
 #[test]
-fn three_dimensional_newmark_and_pinned_variants_step_as_the_cpu_does_alone() {
+fn three_dimensional_newmark_pinned_and_friction_variants_step_as_the_cpu_does_alone() {
     let root = common::new_temp_dir("ensemble_3d");
     let load = |scene: &str, extra: &[&str]| {
         let mut sets = vec!["contact.self_contact=false".to_string()];
@@ -257,6 +259,8 @@ fn three_dimensional_newmark_and_pinned_variants_step_as_the_cpu_does_alone() {
         load("lattice_drop", &[]),
         load("lattice_drop", &["solver.integrator=newmark"]),
         load("cloth_drop", &["bodies[0].fixed_where=\"x < -0.4\""]),
+        // wall friction in 3D, with lagging updates
+        load("cube_on_slope", &["solver.friction_updates=2"]),
     ];
     assert!(
         scenes[2].model.fixed.iter().any(|&f| f),
@@ -292,5 +296,77 @@ fn three_dimensional_newmark_and_pinned_variants_step_as_the_cpu_does_alone() {
                 ra[0]
             );
         }
+    }
+}
+
+/// Wall friction in a batch: seed 003's square on a slope over μ (one variant
+/// frictionless, one with lagging updates) and seed 004's ball sliding in a friction
+/// bowl, against the CPU alone: the same Newton iterations and friction statistics
+/// at every step through landing and sliding.
+#[test]
+fn friction_variants_step_in_a_batch_as_the_cpu_does_alone() {
+    let root = common::new_temp_dir("ensemble_friction");
+    let load = |name: &str, sets: &[String]| {
+        load_with(name, &Override::parse_all(sets).unwrap()).unwrap_or_else(|e| panic!("{e}"))
+    };
+    // (μ, lagging updates per step): the updates recompute the contacts at the
+    // iterate and solve again (`solver.friction_updates`).
+    let mut scenes: Vec<Scene> = [(0.0, 0), (0.05, 0), (0.11, 0), (0.3, 0), (0.11, 3)]
+        .iter()
+        .map(|(mu, updates)| {
+            load(
+                "square_on_slope",
+                &[
+                    "contact.self_contact=false".into(),
+                    format!("walls[0].friction={mu}"),
+                    format!("solver.friction_updates={updates}"),
+                ],
+            )
+        })
+        .collect();
+    for (mu, updates) in [(0.1, 0), (0.4, 2)] {
+        scenes.push(load(
+            "ball_in_bowl_friction",
+            &[
+                format!("walls[0].friction={mu}"),
+                format!("solver.friction_updates={updates}"),
+                "solver.dt=5e-3".into(),
+            ],
+        ));
+    }
+    let jobs = jobs_of(&root, "batch", scenes, 150);
+    let Some(report) = batch_or_skip(&jobs, PrecisionChoice::F64) else {
+        return;
+    };
+    let worst = matches_the_cpu_alone(&root, &jobs, &report, 1e-3);
+    assert!(worst[0] < 1e-9 && worst[1] < 1e-6, "{worst:?}");
+    for (v, job) in jobs.iter().enumerate() {
+        let (a, b) = (
+            steps_csv(&job.opts.out_dir),
+            steps_csv(&root.join(format!("cpu/{v}"))),
+        );
+        let col = |name: &str| a[0].iter().position(|c| c == name);
+        let (Some(stick), Some(slide), Some(diss)) =
+            (col("sticking"), col("sliding"), col("friction_dissipation"))
+        else {
+            panic!("variant {v}: no friction columns in {:?}", a[0]);
+        };
+        let mut contacts = 0u64;
+        for (ra, rb) in a.iter().zip(&b).skip(1) {
+            assert_eq!(
+                (&ra[stick], &ra[slide]),
+                (&rb[stick], &rb[slide]),
+                "variant {v} step {}: sticking and sliding contacts",
+                ra[0]
+            );
+            let (x, y): (f64, f64) = (ra[diss].parse().unwrap(), rb[diss].parse().unwrap());
+            assert!(
+                (x - y).abs() <= 1e-9 * y.abs().max(1e-6),
+                "variant {v} step {}: dissipation {x} against {y}",
+                ra[0]
+            );
+            contacts += ra[stick].parse::<u64>().unwrap() + ra[slide].parse::<u64>().unwrap();
+        }
+        assert_eq!(contacts > 0, v != 0, "variant {v}: friction contacts");
     }
 }

@@ -4,9 +4,9 @@
 // NewtonSystem and Backend calls (src/backend/gpu/system.rs), with the same formulas
 // (energy/*.wgsl, wall.wgsl, integrator.wgsl) and the CPU's PCG (src/pcg.rs) with
 // block-Jacobi; only the loops over a variant's nodes and springs are this file's,
-// those over its walls (plane and implicit) ensemble/walls.wgsl's. Scenes with
-// friction or contact between bodies run alone.
-// #import ensemble/walls.wgsl
+// those over its walls (plane and implicit) ensemble/walls.wgsl's and its wall
+// friction ensemble/friction.wgsl's. Scenes with contact between bodies run alone.
+// #import ensemble/friction.wgsl
 
 fn advance(vt: Variant, lid: u32) {
     let a = arg(vt.index, A_ADVANCE_ALPHA);
@@ -34,9 +34,27 @@ fn end_step(vt: Variant, lid: u32) {
 fn begin_step(vt: Variant, lid: u32) {
     for (var i = lid; i < vt.nodes; i += WGE) {
         let g = vt.node_off + i;
-        store_vec(S_XN, g, load_vec(S_X, g));
+        let xn = load_vec(S_X, g);
+        store_vec(S_XN, g, xn);
         store_vec(S_PRED, g, predict(vt.integrator, vt.dt, vec3<real>(0.0), load_vec(S_V, g), load_vec(S_ACC, g)));
         store_vec(S_DISP, g, vec3<real>(0.0));
+        // the friction contacts at xⁿ
+        if (vt.friction_slots > 0u) { lag_node(vt, g, xn); }
+    }
+    storageBarrier();
+}
+
+// A lagging update of the friction contacts at the current iterate (the slip stays
+// measured from xⁿ): the largest change of λ (N).
+fn update_lag(vt: Variant, lid: u32) {
+    var change: real = 0.0;
+    for (var i = lid; i < vt.nodes; i += WGE) {
+        let g = vt.node_off + i;
+        change = max(change, lag_node(vt, g, load_vec(S_X, g)));
+    }
+    let most = reduce_max(lid, vec4<real>(change, 0.0, 0.0, 0.0));
+    if (lid == 0u) {
+        put(vt.index, Q_LAMBDA_CHANGE, most.x);
     }
     storageBarrier();
 }
@@ -62,6 +80,19 @@ fn diagnostics(vt: Variant, lid: u32) {
     }
     let total = reduce_sum(lid, sums);
     let low = reduce_max(lid, vec4<real>(-dmin, 0.0, 0.0, 0.0));
+    if (vt.friction_slots > 0u) {
+        var fs = vec4<real>(0.0);
+        for (var i = lid; i < vt.nodes; i += WGE) {
+            let g = vt.node_off + i;
+            fs += vec4<real>(variant_friction_stats(vt, g, load_vec(S_DISP, g)), 0.0);
+        }
+        let f = reduce_sum(lid, fs);
+        if (lid == 0u) {
+            put(vt.index, Q_STICKING, f.x);
+            put(vt.index, Q_SLIDING, f.y);
+            put(vt.index, Q_DISSIPATION, f.z);
+        }
+    }
     if (lid == 0u) {
         put(vt.index, Q_KINETIC, total.x);
         put(vt.index, Q_GRAVITY, total.y);
@@ -79,7 +110,9 @@ fn energy(vt: Variant, lid: u32) {
         let m = node_mass(g);
         let xi = load_vec(S_X, g);
         let wv = wall_value(vt, node_area(g), xi);
-        e += inertia_value(m, load_vec(S_DISP, g) - load_vec(S_PRED, g)) + vt.weight * (gravity_value(m, vt.gravity, xi) + wv.x);
+        let dx = load_vec(S_DISP, g);
+        let fr = variant_friction_value(vt, g, dx);
+        e += inertia_value(m, dx - load_vec(S_PRED, g)) + vt.weight * (gravity_value(m, vt.gravity, xi) + wv.x + fr);
         if (wv.y <= 0.0) { bad = 1.0; }
     }
     for (var s = lid; s < vt.springs; s += WGE) {
@@ -108,7 +141,9 @@ fn trial(vt: Variant, lid: u32, alpha: real) {
         let wc = wall_value_change(vt, area, xi, delta, change);
         change = wc.x;
         if (wc.y != 0.0) { bad = 1.0; }
-        de += inertia_value_change(m, load_vec(S_DISP, g) - load_vec(S_PRED, g), delta) + vt.weight * change;
+        let dx = load_vec(S_DISP, g);
+        change += variant_friction_change(vt, g, dx, delta);
+        de += inertia_value_change(m, dx - load_vec(S_PRED, g), delta) + vt.weight * change;
     }
     for (var s = lid; s < vt.springs; s += WGE) {
         let sp = load_spring(vt.spring_off + s);
@@ -183,8 +218,10 @@ fn assemble(vt: Variant, lid: u32) {
         let m = node_mass(g);
         let area = node_area(g);
         let xi = load_vec(S_X, g);
-        let walls = wall_terms(vt, area, xi);
-        let grad = -m * vt.gravity + walls.grad;
+        let dx = load_vec(S_DISP, g);
+        let fr = variant_friction_terms(vt, g, dx);
+        let walls = wall_terms(vt, area, xi, WallTerms(-m * vt.gravity + fr.grad, fr.hess));
+        let grad = walls.grad;
         let h = walls.hess;
         var sgrad = vec3<real>(0.0);
         var sblock = sym_zero();
@@ -196,7 +233,7 @@ fn assemble(vt: Variant, lid: u32) {
             sgrad += spring_gradient(dv, sp.l2, sp.k);
             sblock = sym_add(sblock, spring_hessian_block(dv, spring_hessian(dv, sp.l2, sp.k)));
         }
-        store_vec(S_R, g, -(m * (load_vec(S_DISP, g) - load_vec(S_PRED, g)) + vt.weight * grad) - vt.weight * sgrad);
+        store_vec(S_R, g, -(m * (dx - load_vec(S_PRED, g)) + vt.weight * grad) - vt.weight * sgrad);
         let nb = Sym(vec3<real>(m) + vt.weight * h.diag, vt.weight * h.off);
         store_sym(0u, g, nb);
         store_sym(1u, g, sym_inverse(Sym(nb.diag + vt.weight * sblock.diag, nb.off + vt.weight * sblock.off), vt.dim));
@@ -331,4 +368,5 @@ fn ensemble_round(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     if ((op & OP_ENERGY) != 0u) { energy(vt, lid); }
     if ((op & OP_DIRECTION) != 0u) { direction(vt, lid); }
     if ((op & OP_TRIAL) != 0u) { trial(vt, lid, arg(v, A_TRIAL_ALPHA)); }
+    if ((op & OP_LAG) != 0u) { update_lag(vt, lid); }
 }

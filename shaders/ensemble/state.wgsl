@@ -7,10 +7,12 @@
 //   (total + 1 offsets into `uints`, then the spring indices), then each variant's
 //   implicit walls as indices of the batch's generated wall code (implicit/wall.wgsl).
 // reals: per variant VR reals (R_*), then per node (mass, contact area, fixed 0/1, 0),
-//   per spring (rest length², stiffness), per plane wall (origin xyz, normal xyz).
+//   per spring (rest length², stiffness), per plane wall (origin xyz, normal xyz),
+//   then per variant with friction μ of each wall (plane, then implicit).
 // ops, args: what each variant asks of this round (OP_* flags; A_* arguments).
 // state: NV node vectors of total × 3 reals (S_*), then per node 12 reals: its
-//   Newton block (diag xyz, off xyz) and its block-Jacobi inverse.
+//   Newton block (diag xyz, off xyz) and its block-Jacobi inverse, then per variant
+//   with friction its nodes' lagged contacts, one per wall (normal xyz, λ).
 // results: per variant RS reals (Q_*) the host reads back after the round.
 // #import common.wgsl
 // #import energy/spring.wgsl
@@ -43,9 +45,10 @@ const H_SPRINGS_R: u32 = 7u;
 const H_WALLS_R: u32 = 8u;
 const H_DIM: u32 = 9u;
 const H_IMPLICIT_U: u32 = 10u;
+const H_MU_R: u32 = 11u;
 
 // A variant's u32 record.
-const VU: u32 = 12u;
+const VU: u32 = 14u;
 const V_NODE_OFF: u32 = 0u;
 const V_NODES: u32 = 1u;
 const V_SPRING_OFF: u32 = 2u;
@@ -57,6 +60,9 @@ const V_INTEGRATOR: u32 = 7u;
 const V_CG_MAX: u32 = 8u;
 const V_IMPLICIT_OFF: u32 = 9u;
 const V_IMPLICIT: u32 = 10u;
+const V_FRICTION_SLOTS: u32 = 11u;
+const V_MU_OFF: u32 = 12u;
+const V_LAG_OFF: u32 = 13u;
 
 // A variant's real record.
 const VR: u32 = 12u;
@@ -67,6 +73,7 @@ const R_DHAT: u32 = 3u;
 const R_GRAVITY: u32 = 4u;
 const R_ERROR_PER_RESIDUAL: u32 = 7u;
 const R_CG_FLOOR: u32 = 8u;
+const R_FRICTION_EPS: u32 = 9u;
 
 // Node vectors of `state`.
 const NV: u32 = 11u;
@@ -91,6 +98,7 @@ const OP_BEGIN: u32 = 8u;
 const OP_ENERGY: u32 = 16u;
 const OP_DIRECTION: u32 = 32u;
 const OP_TRIAL: u32 = 64u;
+const OP_LAG: u32 = 128u;
 const NA: u32 = 12u;
 const A_ADVANCE_ALPHA: u32 = 0u;
 const A_TRIAL_ALPHA: u32 = 1u;
@@ -126,6 +134,10 @@ const Q_CCD: u32 = 15u;
 const Q_TRIAL_ALPHA: u32 = 16u;
 const Q_TRIAL_CHANGE: u32 = 17u;
 const Q_TRIAL_BAD: u32 = 18u;
+const Q_LAMBDA_CHANGE: u32 = 19u;
+const Q_STICKING: u32 = 20u;
+const Q_SLIDING: u32 = 21u;
+const Q_DISSIPATION: u32 = 22u;
 
 // The header, copied into registers once per invocation (load_header): every node
 // and spring access needs some of it.
@@ -138,6 +150,7 @@ var<private> nodes_r: u32;
 var<private> springs_r: u32;
 var<private> walls_r: u32;
 var<private> implicit_u: u32;
+var<private> mu_r: u32;
 
 fn load_header() {
     total_nodes = uints[H_TOTAL_NODES];
@@ -149,6 +162,7 @@ fn load_header() {
     springs_r = uints[H_SPRINGS_R];
     walls_r = uints[H_WALLS_R];
     implicit_u = uints[H_IMPLICIT_U];
+    mu_r = uints[H_MU_R];
 }
 
 // What a workgroup knows of its variant.
@@ -165,6 +179,9 @@ struct Variant {
     cg_max: u32,
     implicit_off: u32,
     implicit: u32,
+    friction_slots: u32,
+    mu_off: u32,
+    lag_off: u32,
     dim: u32,
     dt: real,
     weight: real,
@@ -179,7 +196,8 @@ fn load_variant(v: u32) -> Variant {
     let g = vec3<real>(reals[r + R_GRAVITY], reals[r + R_GRAVITY + 1u], reals[r + R_GRAVITY + 2u]);
     return Variant(v, uints[u + V_NODE_OFF], uints[u + V_NODES], uints[u + V_SPRING_OFF], uints[u + V_SPRINGS],
         uints[u + V_WALL_OFF], uints[u + V_WALLS], uints[u + V_BARRIER], uints[u + V_INTEGRATOR], uints[u + V_CG_MAX],
-        uints[u + V_IMPLICIT_OFF], uints[u + V_IMPLICIT], uints[H_DIM], reals[r + R_DT], reals[r + R_WEIGHT], reals[r + R_KAPPA], reals[r + R_DHAT], g);
+        uints[u + V_IMPLICIT_OFF], uints[u + V_IMPLICIT], uints[u + V_FRICTION_SLOTS], uints[u + V_MU_OFF],
+        uints[u + V_LAG_OFF], uints[H_DIM], reals[r + R_DT], reals[r + R_WEIGHT], reals[r + R_KAPPA], reals[r + R_DHAT], g);
 }
 
 fn var_real(v: u32, k: u32) -> real {
@@ -266,6 +284,30 @@ fn load_spring(s: u32) -> EnsembleSpring {
 // The generated code's index (implicit_wall_*(w, …)) of the variant's k-th implicit wall.
 fn implicit_at(vt: Variant, k: u32) -> u32 {
     return uints[implicit_u + vt.implicit_off + k];
+}
+
+// μ of the variant's friction slot s (its walls: plane, then implicit).
+fn variant_mu(vt: Variant, s: u32) -> real {
+    return reals[mu_r + vt.mu_off + s];
+}
+
+// Where the lagged contact of the variant's node g (global) with slot s starts in
+// `state`.
+fn lag_base(vt: Variant, g: u32, s: u32) -> u32 {
+    return NV * total_nodes * 3u + total_nodes * 12u + 4u * (vt.lag_off + (g - vt.node_off) * vt.friction_slots + s);
+}
+
+fn load_lag(vt: Variant, g: u32, s: u32) -> vec4<real> {
+    let b = lag_base(vt, g, s);
+    return vec4<real>(state[b], state[b + 1u], state[b + 2u], state[b + 3u]);
+}
+
+fn store_lag(vt: Variant, g: u32, s: u32, f: vec4<real>) {
+    let b = lag_base(vt, g, s);
+    state[b] = f.x;
+    state[b + 1u] = f.y;
+    state[b + 2u] = f.z;
+    state[b + 3u] = f.w;
 }
 
 fn wall_at(w: u32) -> array<vec3<real>, 2> {

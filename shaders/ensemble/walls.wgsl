@@ -3,15 +3,16 @@
 // formulas; only the loops over the variant's own walls are this file's).
 // #import ensemble/state.wgsl
 
-// A node's gradient (N) and PSD Hessian block (N/m) from every wall's barrier: b′(d) n
+// `start` plus a node's gradient (N) and PSD Hessian block (N/m) from every wall's
+// barrier, in wall order (contact.wgsl's contact_add_terms): b′(d) n
 // and b″(d) n nᵀ (plane), b′(W) ∇W and Gauss–Newton b″(W) ∇W ∇Wᵀ (implicit, d = W).
 struct WallTerms {
     grad: vec3<real>,
     hess: Sym,
 }
 
-fn wall_terms(vt: Variant, area: real, xi: vec3<real>) -> WallTerms {
-    var t = WallTerms(vec3<real>(0.0), sym_zero());
+fn wall_terms(vt: Variant, area: real, xi: vec3<real>, start: WallTerms) -> WallTerms {
+    var t = start;
     for (var w = 0u; w < vt.walls; w++) {
         let wl = wall_at(vt.wall_off + w);
         let dist = plane_distance(wl[1], wl[0], xi);

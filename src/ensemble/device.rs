@@ -3,7 +3,7 @@
 //! `ensemble_round`, in which each variant's workgroup does what the variant asked.
 //! A round is one dispatch, one submission and one readback for the whole batch.
 
-use super::layout::{layout, real_bytes, reals_bytes, variant_bytes, BLOCK_REALS, NV};
+use super::layout::{layout, real_bytes, reals_bytes, variant_bytes, BLOCK_REALS, LAG_REALS, NV};
 use crate::backend::gpu::context::{GpuContext, Needs};
 use crate::backend::gpu::readback::{decode_reals, map_and_read};
 use crate::backend::gpu::{shaders, GpuOptions};
@@ -57,8 +57,6 @@ pub fn unsupported(model: &Model) -> Option<String> {
     use crate::linear_solver::PreconditionerKind as P;
     let why = if matches!(model.solver.preconditioner, P::Mas | P::Multigrid) {
         "the multilevel preconditioners"
-    } else if model.friction.any() {
-        "friction"
     } else if model.self_contact.enabled && !model.collision.is_empty() {
         // (particles alone have no primitives: nothing between them to contact)
         "contact between or within bodies"
@@ -83,7 +81,7 @@ impl EnsembleDevice {
             ));
         }
         let lay = layout(models);
-        let state_len = lay.total_nodes * (3 * NV + BLOCK_REALS);
+        let state_len = lay.total_nodes * (3 * NV + BLOCK_REALS) + LAG_REALS * lay.total_lags;
         let needs = |p: GpuPrecision| -> Result<Needs, String> {
             let rb = real_bytes(p);
             let largest = (state_len as u64 * rb)

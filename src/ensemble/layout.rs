@@ -8,7 +8,7 @@ use crate::model::{Integrator, Model};
 use crate::precision::GpuPrecision;
 
 /// u32s per variant record (`VU` in the shader).
-pub const VU: usize = 12;
+pub const VU: usize = 14;
 /// Reals per variant record (`VR`).
 pub const VR: usize = 12;
 /// Node vectors of the state buffer (`NV`).
@@ -16,7 +16,9 @@ pub const NV: usize = 11;
 /// Reals per node block pair (Newton block and its block-Jacobi inverse).
 pub const BLOCK_REALS: usize = 12;
 /// Header u32s of the `uints` buffer.
-const HEADER: usize = 11;
+const HEADER: usize = 12;
+/// Reals per lagged friction contact (unit normal xyz, λ) in `state`.
+pub const LAG_REALS: usize = 4;
 
 /// Device bytes a variant of `model` holds in a batch with reals of `real_bytes`
 /// bytes: its record, springs and adjacency (u32), its static and state reals, its
@@ -25,8 +27,26 @@ const HEADER: usize = 11;
 pub fn variant_bytes(model: &Model, real_bytes: u64) -> u64 {
     let (n, s, w) = (model.num_nodes(), model.springs.len(), model.walls.len());
     let words = VU + 2 * s + n + 2 * s + model.implicit_walls.len();
-    let reals = VR + 4 * n + 2 * s + 6 * w + n * (3 * NV + BLOCK_REALS) + NA + RS;
+    let slots = friction_slots(model);
+    let reals = VR
+        + 4 * n
+        + 2 * s
+        + 6 * w
+        + slots
+        + n * (3 * NV + BLOCK_REALS + LAG_REALS * slots)
+        + NA
+        + RS;
     4 * words as u64 + real_bytes * reals as u64 + 4
+}
+
+/// Lagged friction contacts per node of `model` in a batch: one per wall (plane,
+/// then implicit) where some wall has friction, else none.
+pub fn friction_slots(model: &Model) -> usize {
+    if model.friction.any() {
+        model.walls.len() + model.implicit_walls.len()
+    } else {
+        0
+    }
 }
 
 pub fn push_real(out: &mut Vec<u8>, v: f64, precision: GpuPrecision) {
@@ -59,6 +79,9 @@ pub struct Layout {
     pub reals: Vec<f64>,
     pub total_nodes: usize,
     pub node_ranges: Vec<(usize, usize)>,
+    /// Lagged friction contacts of the whole batch (`LAG_REALS` reals each in `state`,
+    /// after the node blocks).
+    pub total_lags: usize,
     /// The batch's distinct implicit walls, in the order of the generated kernel code
     /// (`implicit_wall_*(w, …)`); a variant's walls are indices into it.
     pub implicit: Vec<ImplicitWall>,
@@ -103,7 +126,9 @@ pub fn layout(models: &[&Model]) -> Layout {
     let springs_r = nodes_r + 4 * total_nodes;
     let walls_r = springs_r + 2 * total_springs;
     let total_walls: usize = models.iter().map(|m| m.walls.len()).sum();
-    let mut reals = vec![0.0f64; walls_r + 6 * total_walls];
+    let mu_r = walls_r + 6 * total_walls;
+    let total_slots: usize = models.iter().map(|m| friction_slots(m)).sum();
+    let mut reals = vec![0.0f64; mu_r + total_slots];
     let header = [
         models.len(),
         total_nodes,
@@ -116,12 +141,13 @@ pub fn layout(models: &[&Model]) -> Layout {
         walls_r,
         dim,
         implicit_u,
+        mu_r,
     ];
     for (k, h) in header.iter().enumerate() {
         uints[k] = *h as u32;
     }
     let (mut node_off, mut spring_off, mut wall_off) = (0usize, 0usize, 0usize);
-    let mut implicit_off = 0usize;
+    let (mut implicit_off, mut mu_off, mut lag_off) = (0usize, 0usize, 0usize);
     let mut adj_fill = adj_u + total_nodes + 1;
     let mut node_ranges = Vec::new();
     for (v, m) in models.iter().enumerate() {
@@ -142,6 +168,9 @@ pub fn layout(models: &[&Model]) -> Layout {
             s.cg_max_iterations as usize,
             implicit_off,
             implicit_of[v].len(),
+            friction_slots(m),
+            mu_off,
+            lag_off,
         ];
         for (k, x) in rec.iter().enumerate() {
             uints[var_u + v * VU + k] = *x as u32;
@@ -158,6 +187,7 @@ pub fn layout(models: &[&Model]) -> Layout {
         }
         reals[r + 7] = per_residual;
         reals[r + 8] = s.cg_tolerance;
+        reals[r + 9] = m.friction.eps_v * s.dt;
         for i in 0..n {
             let b = nodes_r + 4 * (node_off + i);
             reals[b] = m.mass[i];
@@ -190,6 +220,19 @@ pub fn layout(models: &[&Model]) -> Layout {
             uints[implicit_u + implicit_off + k] = w;
         }
         implicit_off += implicit_of[v].len();
+        let slots = friction_slots(m);
+        if slots > 0 {
+            let f = &m.friction;
+            let mu = |list: &[f64], k: usize| list.get(k).copied().unwrap_or(0.0);
+            for k in 0..m.walls.len() {
+                reals[mu_r + mu_off + k] = mu(&f.plane_mu, k);
+            }
+            for k in 0..m.implicit_walls.len() {
+                reals[mu_r + mu_off + m.walls.len() + k] = mu(&f.implicit_mu, k);
+            }
+        }
+        mu_off += slots;
+        lag_off += n * slots;
         node_ranges.push((node_off, n));
         node_off += n;
         spring_off += m.springs.len();
@@ -201,6 +244,7 @@ pub fn layout(models: &[&Model]) -> Layout {
         reals,
         total_nodes,
         node_ranges,
+        total_lags: lag_off,
         implicit,
     }
 }

@@ -23,6 +23,7 @@ const OP_BEGIN: u32 = 8;
 const OP_ENERGY: u32 = 16;
 const OP_DIRECTION: u32 = 32;
 const OP_TRIAL: u32 = 64;
+const OP_LAG: u32 = 128;
 const A_ADVANCE_ALPHA: usize = 0;
 const A_TRIAL_ALPHA: usize = 1;
 const A_FORCING: usize = 2;
@@ -51,6 +52,10 @@ const Q_RR: usize = 14;
 const Q_CCD: usize = 15;
 const Q_TRIAL_CHANGE: usize = 17;
 const Q_TRIAL_BAD: usize = 18;
+const Q_LAMBDA_CHANGE: usize = 19;
+const Q_STICKING: usize = 20;
+const Q_SLIDING: usize = 21;
+const Q_DISSIPATION: usize = 22;
 
 /// The stand-in for +∞ the kernels write (`BIG` in shaders/common.wgsl), read back.
 const BIG_READ: f64 = 2.9e38;
@@ -85,6 +90,8 @@ pub struct Member {
     ccd: f64,
     nodes: Option<(Vec<f64>, Vec<f64>)>,
     rounds: u64,
+    /// Whether the variant has wall friction (lagged contacts on the device).
+    friction: bool,
 }
 
 impl Member {
@@ -114,6 +121,7 @@ impl Member {
             ccd: 1.0,
             nodes: None,
             rounds: 0,
+            friction: super::layout::friction_slots(model) > 0,
         }
     }
 
@@ -309,8 +317,22 @@ impl Backend for Member {
                 dmin
             },
             min_pair_distance: f64::INFINITY,
+            sticking: r[Q_STICKING] as u64,
+            sliding: r[Q_SLIDING] as u64,
+            dissipation: r[Q_DISSIPATION],
             ..Default::default()
         }
+    }
+
+    fn update_friction_lag(&mut self) -> f64 {
+        if !self.friction {
+            return 0.0;
+        }
+        let r = self.round(OP_LAG, false).results;
+        // E with the new contacts is another function: computed afresh, not carried.
+        self.pending_energy = None;
+        self.trials.clear();
+        r[Q_LAMBDA_CHANGE]
     }
 
     fn preconditioner(&self) -> Option<crate::linear_solver::PreconditionerKind> {

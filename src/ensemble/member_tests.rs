@@ -15,6 +15,7 @@ fn the_host_and_the_kernel_agree_on_every_slot() {
         ("OP_ENERGY", OP_ENERGY as usize),
         ("OP_DIRECTION", OP_DIRECTION as usize),
         ("OP_TRIAL", OP_TRIAL as usize),
+        ("OP_LAG", OP_LAG as usize),
         ("A_ADVANCE_ALPHA", A_ADVANCE_ALPHA),
         ("A_TRIAL_ALPHA", A_TRIAL_ALPHA),
         ("A_FORCING", A_FORCING),
@@ -43,6 +44,10 @@ fn the_host_and_the_kernel_agree_on_every_slot() {
         ("Q_CCD", Q_CCD),
         ("Q_TRIAL_CHANGE", Q_TRIAL_CHANGE),
         ("Q_TRIAL_BAD", Q_TRIAL_BAD),
+        ("Q_LAMBDA_CHANGE", Q_LAMBDA_CHANGE),
+        ("Q_STICKING", Q_STICKING),
+        ("Q_SLIDING", Q_SLIDING),
+        ("Q_DISSIPATION", Q_DISSIPATION),
         ("NA", NA),
         ("RS", RS),
         ("VU", VU),
@@ -59,6 +64,8 @@ fn the_host_and_the_kernel_agree_on_every_slot() {
     // Two blocks of six reals per node (state.wgsl's block_base).
     assert_eq!(BLOCK_REALS, 12);
     assert!(src.contains("g * 12u + which * 6u"));
+    assert_eq!(crate::ensemble::layout::LAG_REALS, 4);
+    assert!(src.contains("total_nodes * 12u + 4u * (vt.lag_off"));
     assert_eq!(
         crate::newton::NEAR_RESOLUTION_ULPS,
         16.0,

@@ -7,8 +7,8 @@
 //! the others go on ([`lockstep`]). The device side is [`device`] with the kernel
 //! `shaders/ensemble/round.wgsl` (one workgroup per variant).
 //!
-//! Scope: plane and implicit walls, springs, gravity, either integrator,
-//! block-Jacobi PCG;
+//! Scope: plane and implicit walls with their friction, springs, gravity, either
+//! integrator, block-Jacobi PCG;
 //! [`why_alone`] names what a variant needs beyond that (it then runs
 //! alone on the GPU backend).
 

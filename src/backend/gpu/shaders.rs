@@ -16,6 +16,10 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../../../shaders/ensemble/round.wgsl"),
     ),
     (
+        "ensemble/friction.wgsl",
+        include_str!("../../../shaders/ensemble/friction.wgsl"),
+    ),
+    (
         "ensemble/walls.wgsl",
         include_str!("../../../shaders/ensemble/walls.wgsl"),
     ),
