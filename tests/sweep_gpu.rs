@@ -55,6 +55,12 @@ fn gpu_sweeps_run_batched_and_alone_where_a_batch_cannot_hold_a_variant() {
         return;
     };
     assert!(stderr.contains("in GPU batches of up to 1024"), "{stderr}");
+    // The user is told which variants run one at a time, and why.
+    assert!(
+        stderr.contains("sweep: 2 of 4 variant(s) run one at a time on the GPU backend")
+            && stderr.contains("contact between or within bodies"),
+        "{stderr}"
+    );
     let mut steps = Vec::new();
     for (dir, batched) in [
         ("000-kappa=1e4-self_contact=false", true),

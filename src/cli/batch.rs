@@ -50,6 +50,22 @@ pub fn main(args: &RunArgs, file: &Path) -> ExitCode {
             }
         }
     }
+    // Once per reason: which variants run one at a time, and why (a sweep relays it).
+    let mut alone: Vec<(String, usize)> = Vec::new();
+    for j in &jobs {
+        if let Some(why) = crate::ensemble::why_alone(j) {
+            match alone.iter_mut().find(|(w, _)| *w == why) {
+                Some((_, n)) => *n += 1,
+                None => alone.push((why, 1)),
+            }
+        }
+    }
+    for (why, n) in &alone {
+        eprintln!(
+            "note: {n} of {} variant(s) run one at a time on the GPU backend: {why}",
+            jobs.len()
+        );
+    }
     let (mut stalled, mut interrupted) = (false, false);
     let totals = run_jobs(&jobs, args.batch as usize, |i, out| {
         let line = match out {

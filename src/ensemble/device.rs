@@ -59,7 +59,11 @@ pub fn unsupported(model: &Model) -> Option<String> {
         "the multilevel preconditioners"
     } else if model.self_contact.enabled && !model.collision.is_empty() {
         // (particles alone have no primitives: nothing between them to contact)
-        "contact between or within bodies"
+        return Some(
+            "batched GPU runs do not support contact between or within bodies yet \
+             (contact.self_contact=false batches a scene whose bodies cannot meet)"
+                .into(),
+        );
     } else {
         return None;
     };

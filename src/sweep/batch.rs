@@ -69,6 +69,12 @@ pub fn run_batch(
         Ok(code) => code,
         Err(e) => return all_failed(e),
     };
+    // The child's notes (variants that run one at a time, and why) reach the user.
+    if let Ok(text) = std::fs::read_to_string(&log_path) {
+        for note in text.lines().filter_map(|l| l.strip_prefix("note: ")) {
+            eprintln!("sweep: {note}");
+        }
+    }
     let seconds = start.elapsed().as_secs_f64();
     let records = chunk.iter().map(|v| {
         let d = out.join(&v.dir);
