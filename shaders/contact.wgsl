@@ -118,14 +118,5 @@ fn contact_friction_lag(s: u32, area: real, xi: vec3<real>) -> vec4<real> {
         let dist = plane_distance(n, wall_origin(s), xi);
         return vec4<real>(n, -barrier_gradient(P.barrier_kind, P.kappa, P.dhat, area, dist));
     }
-    let w = s - P.n_walls;
-    let dist = implicit_wall_value(w, xi);
-    if (dist > 0.0 && dist < P.dhat) {
-        let g = implicit_wall_gradient(w, xi);
-        let len = length(g);
-        if (len > 0.0) {
-            return vec4<real>(g / len, -barrier_gradient(P.barrier_kind, P.kappa, P.dhat, area, dist) * len);
-        }
-    }
-    return vec4<real>(0.0);
+    return implicit_friction_lag(s - P.n_walls, P.barrier_kind, P.kappa, P.dhat, area, xi);
 }

@@ -13,16 +13,7 @@ fn wall_friction_lag(vt: Variant, s: u32, area: real, xi: vec3<real>) -> vec4<re
         let dist = plane_distance(wl[1], wl[0], xi);
         return vec4<real>(wl[1], -barrier_gradient(vt.barrier, vt.kappa, vt.dhat, area, dist));
     }
-    let w = implicit_at(vt, s - vt.walls);
-    let dist = implicit_wall_value(w, xi);
-    if (dist > 0.0 && dist < vt.dhat) {
-        let g = implicit_wall_gradient(w, xi);
-        let len = length(g);
-        if (len > 0.0) {
-            return vec4<real>(g / len, -barrier_gradient(vt.barrier, vt.kappa, vt.dhat, area, dist) * len);
-        }
-    }
-    return vec4<real>(0.0);
+    return implicit_friction_lag(implicit_at(vt, s - vt.walls), vt.barrier, vt.kappa, vt.dhat, area, xi);
 }
 
 // Stores node g's contacts at xi; returns the largest change of λ (N).

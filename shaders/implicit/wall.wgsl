@@ -5,6 +5,7 @@
 // wall the f32 interval of W is wider than 0.9 W; the slope has no cancellation);
 // halving from 1, at most 40 times, then 4 bisection refinements.
 // #import generated/implicit_walls.wgsl
+// #import energy/barrier.wgsl
 
 const IMPLICIT_CCD_HALVINGS: u32 = 40u;
 const IMPLICIT_CCD_REFINE: u32 = 4u;
@@ -37,4 +38,21 @@ fn implicit_ccd_bound(w: u32, xi: vec3<real>, pi: vec3<real>) -> real {
         }
     }
     return alpha;
+}
+
+// The lagged friction contact of a node at xi (contact area `area`) with implicit wall
+// w under the barrier (kind, κ, d̂): (unit normal ∇W/|∇W|, normal force λ = −b′(W) |∇W|
+// (N)); zero off the barrier's support 0 < W < d̂ or where ∇W = 0. The GPU backend's
+// contact.wgsl and the batches' ensemble/friction.wgsl both lag through it (CPU twin:
+// src/backend/cpu/friction.rs).
+fn implicit_friction_lag(w: u32, kind: u32, kappa: real, dhat: real, area: real, xi: vec3<real>) -> vec4<real> {
+    let dist = implicit_wall_value(w, xi);
+    if (dist > 0.0 && dist < dhat) {
+        let g = implicit_wall_gradient(w, xi);
+        let len = length(g);
+        if (len > 0.0) {
+            return vec4<real>(g / len, -barrier_gradient(kind, kappa, dhat, area, dist) * len);
+        }
+    }
+    return vec4<real>(0.0);
 }

@@ -55,19 +55,18 @@ pub struct EnsembleDevice {
 /// Why a model cannot run in a batch (then it runs alone), or `None`.
 pub fn unsupported(model: &Model) -> Option<String> {
     use crate::linear_solver::PreconditionerKind as P;
-    let why = if matches!(model.solver.preconditioner, P::Mas | P::Multigrid) {
-        "the multilevel preconditioners"
+    let (why, hint) = if matches!(model.solver.preconditioner, P::Mas | P::Multigrid) {
+        ("the multilevel preconditioners", "")
     } else if model.self_contact.enabled && !model.collision.is_empty() {
         // (particles alone have no primitives: nothing between them to contact)
-        return Some(
-            "batched GPU runs do not support contact between or within bodies yet \
-             (contact.self_contact=false batches a scene whose bodies cannot meet)"
-                .into(),
-        );
+        (
+            "contact between or within bodies",
+            " (contact.self_contact=false batches a scene whose bodies cannot meet)",
+        )
     } else {
         return None;
     };
-    Some(format!("batched GPU runs do not support {why} yet"))
+    Some(format!("batched GPU runs do not support {why} yet{hint}"))
 }
 
 impl EnsembleDevice {
