@@ -18,6 +18,12 @@
 #   scripts/device-bench.sh ensemble OUT   # there: batched ensembles of the square drop
 #                                          # (issue 27), 256 and 10,000 variants in f32
 #                                          # and 256 in f64 (under five minutes)
+#   scripts/device-bench.sh lease OUT      # there: the V-cycle's first hardware ladder
+#                                          # (f32, block-Jacobi, MAS and V-cycle to 1M
+#                                          # nodes), batched seed-004 and friction sweeps
+#                                          # against the CPU on the same host, and the
+#                                          # f32 agreement list (about nine minutes;
+#                                          # OUT/lease.tgz)
 #   scripts/device-bench.sh collect DIR    # here: OUT's files into benchmarks/<device>/
 #
 # A lease of 15 minutes fits `all` and `profile` with room for one retry: the
@@ -142,7 +148,7 @@ contact() {
 # and 4 timed steps, unprofiled (the cost model's wall-time check), into DIR.
 ladder_into() {
     local res=$1 fam t
-    for fam in square2d:120 lattice3d:70 cloth3d:70; do
+    for fam in ${LADDER:-square2d:120 lattice3d:70 cloth3d:70}; do
         t=${fam#*:}
         fam=${fam%:*}
         timeout "$t" $bin bench --backends gpu,gpu-mas,gpu-mg --precision f32 --family "$fam" \
@@ -222,6 +228,53 @@ ensemble() {
     done
 }
 
+# walls_sweeps DIR: batched sweeps of seed 004's balls (implicit walls) and of the
+# square on its slope (wall friction) on the GPU, and the same sweeps on every CPU
+# core, timed (wall s) into DIR/walls-sweeps.txt.
+walls_sweeps() {
+    local res=$1 b
+    local cores
+    cores=$(nproc)
+    {
+        for b in gpu cpu; do
+            local jobs=()
+            [ "$b" = cpu ] && jobs=(--jobs "$cores")
+            local t0 t1
+            t0=$(date +%s%N)
+            timeout 60 $bin sweep circle_balls --vary 'bodies[0].speed=2,4,6,8' \
+                --vary 'contact.kappa=1e3,1e4,1e5,1e6' --steps 2000 --backend "$b" "${jobs[@]}" \
+                --out "/tmp/sweep-balls-$b" 2>&1 | grep -v '^  ' | tail -4 || echo "sweep balls $b: status $?"
+            t1=$(date +%s%N)
+            echo "circle_balls 16 x 2000 --backend $b ${jobs[*]}: $(((t1 - t0) / 1000000)) ms"
+            t0=$(date +%s%N)
+            timeout 60 $bin sweep square_on_slope --set contact.self_contact=false \
+                --vary 'walls[0].friction=0,0.02,0.04,0.06,0.08,0.1,0.12,0.14' \
+                --vary 'solver.friction_updates=0,2' --steps 300 --backend "$b" "${jobs[@]}" \
+                --set solver.linear_solver=pcg --out "/tmp/sweep-slope-$b" 2>&1 | grep -v '^  ' | tail -4 \
+                || echo "sweep slope $b: status $?"
+            t1=$(date +%s%N)
+            echo "square_on_slope 16 x 300 --backend $b ${jobs[*]}: $(((t1 - t0) / 1000000)) ms"
+        done
+        for d in /tmp/sweep-balls-gpu /tmp/sweep-balls-cpu /tmp/sweep-slope-gpu /tmp/sweep-slope-cpu; do
+            echo "== $d/sweep.csv"
+            cut -d, -f1,3-5,10,11,14,15 "$d/sweep.csv" 2>/dev/null | head -20
+        done
+    } 2>&1 | tee "$res/walls-sweeps.txt"
+}
+
+# lease OUT: the V-cycle's first hardware ladder, the batched wall sweeps and the
+# f32 agreement list, in one call of about nine minutes; OUT/lease.tgz.
+lease() {
+    local out=$1 res=/tmp/lease
+    device_env "$res"
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >"$res/nvidia-smi.txt" 2>&1 || true
+    LADDER="square2d:210 lattice3d:80 cloth3d:80" ladder_into "$res"
+    walls_sweeps "$res"
+    compare_all 12 f32 "$res/compare-f32.txt" "scenes/square_drop.toml --steps 500" \
+        lattice_drop cloth_drop "two_squares --steps 100"
+    tar czf "$out/lease.tgz" -C /tmp lease
+}
+
 collect() {
     local dir=$1
     local device
@@ -238,10 +291,11 @@ contact) contact "${2:?OUT folder}" "${3:-f64}" ;;
 all) all "${2:?OUT folder}" ;;
 ensemble) ensemble "${2:?OUT folder}" ;;
 ladder) ladder "${2:?OUT folder}" ;;
+lease) lease "${2:?OUT folder}" ;;
 profile) profile "${2:?OUT folder}" ;;
 collect) collect "${2:?folder with the run files}" ;;
 *)
-    echo "usage: scripts/device-bench.sh prepare | run OUT [f32|mixed|f64] | contact OUT [f32|mixed|f64] | all OUT | ladder OUT | profile OUT | ensemble OUT | collect DIR" >&2
+    echo "usage: scripts/device-bench.sh prepare | run OUT [f32|mixed|f64] | contact OUT [f32|mixed|f64] | all OUT | ladder OUT | lease OUT | profile OUT | ensemble OUT | collect DIR" >&2
     exit 2
     ;;
 esac
