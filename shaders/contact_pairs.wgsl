@@ -14,9 +14,10 @@
 // primitive b, the four stacked nodes, the fourth unused in 2D): the candidates,
 // sorted by kind then primitives, then a copy of every lagged friction pair (its
 // kind word with FRICTION_BIT); then per node the start of its incidence entries
-// (n + 1); then the entries (pair × 4 + slot), each node's ascending; then the
-// lagged friction pairs' own records (LAG region, the capacity's worth), which only
-// a friction lag rewrites (pair_friction.wgsl).
+// (n + 1); then the entries (pair × 4 + slot), each node's ascending; then per pair
+// its slot in `pair_terms` (NO_TERMS where it has none), which the assembly writes;
+// then the lagged friction pairs' own records (LAG region, the capacity's worth),
+// which only a friction lag rewrites (pair_friction.wgsl).
 const PAIR_LIST: u32 = 4u;
 const PAIR_WORDS: u32 = 7u;
 // Pair kinds, in the order of collision::PairKind: point–edge [vertex node, edge],
@@ -26,9 +27,17 @@ const KIND_POINT_TRIANGLE: u32 = 1u;
 const KIND_EDGE_EDGE: u32 = 2u;
 // Set in the kind word of a lagged friction pair's record.
 const FRICTION_BIT: u32 = 4u;
-// Reals per pair in `pair_terms`: the gradient (up to 12), then the row-major
-// Hessian (up to 12 × 12), both weighted by c h².
+// Reals per slot of `pair_terms`: an active pair's gradient (up to 12), then its
+// row-major Hessian (up to 12 × 12), both weighted by c h². Only pairs with terms
+// (within d̂, or lagged friction pairs with a normal force) take a slot.
 const PAIR_TERMS: u32 = 156u;
+// The slot of a pair without terms.
+const NO_TERMS: u32 = 0xffffffffu;
+// Words of contact_grid's header after the broad phase's HDR_* (broad_phase_grid.wgsl):
+// the slots the running assembly handed out (an atomic counter), and the count the
+// last assembly needed, which the host reads back (contact::GRID_TERMS_USED).
+const HDR_TERMS: u32 = 3u;
+const HDR_TERMS_USED: u32 = 4u;
 // The share of its gap a pair keeps at the CCD bound (twin of
 // backend::cpu::self_contact::CCD_KEEP) and the iteration cap of additive CCD.
 const CCD_KEEP: real = 0.1;
@@ -36,6 +45,11 @@ const CCD_MAX_ITERATIONS: u32 = 100000u;
 
 fn pair_capacity() -> u32 {
     return P.contact_pairs.x;
+}
+
+// Slots of `pair_terms`.
+fn term_slots() -> u32 {
+    return P.contact_pairs.y;
 }
 
 // Pairs in the current list.
@@ -61,9 +75,33 @@ fn incidence_at() -> u32 {
     return incidence_offsets_at() + P.n_nodes + 1u;
 }
 
+fn term_slot_at() -> u32 {
+    return incidence_at() + 4u * pair_capacity();
+}
+
 // The LAG region: the lagged friction pairs' records.
 fn lag_at() -> u32 {
-    return incidence_at() + 4u * pair_capacity();
+    return term_slot_at() + pair_capacity();
+}
+
+// Pair t's slot in `pair_terms` (NO_TERMS: none), as the last assembly set it.
+fn pair_slot(t: u32) -> u32 {
+    return pairs[term_slot_at() + t];
+}
+
+// A slot of `pair_terms` for pair t, which has terms, recorded in its slot word;
+// NO_TERMS where every slot is taken (the count still rises, and the host grows the
+// slots and assembles again).
+fn claim_term_slot(t: u32) -> u32 {
+    var s = atomicAdd(&contact_grid[HDR_TERMS], 1u);
+    if (s >= term_slots()) { s = NO_TERMS; }
+    pairs[term_slot_at() + t] = s;
+    return s;
+}
+
+// A pair without terms: no slot.
+fn release_term_slot(t: u32) {
+    pairs[term_slot_at() + t] = NO_TERMS;
 }
 
 // The range of node i's incidence entries.

@@ -8,8 +8,9 @@ fn comp(v: vec3<real>, a: u32) -> real {
     return select(select(v.x, v.y, a == 1u), v.z, a == 2u);
 }
 
+// Where pair t's terms start in pair_terms (its slot, which is not NO_TERMS).
 fn pair_terms_at(t: u32) -> u32 {
-    return t * PAIR_TERMS;
+    return pair_slot(t) * PAIR_TERMS;
 }
 
 // The 3 × 3 block (l, m) of pair t's Hessian (zero third row and column in 2D),
@@ -47,6 +48,7 @@ fn pair_couplings(i: u32) -> vec3<real> {
         let te = incidence_entry(e);
         let t = te.x;
         let l = te.y;
+        if (pair_slot(t) == NO_TERMS) { continue; }
         let n = pair_nodes(t);
         for (var m = 0u; m < pair_node_count(); m++) {
             if (m != l) { y += pair_block(t, l, m) * load_d(pair_node(n, m)); }

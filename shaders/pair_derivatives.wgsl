@@ -209,7 +209,8 @@ fn cross_sq_hessian(u: vec3<real>, v: vec3<real>, r: u32, c: u32) -> real {
 
 // Stores pair t's barrier terms at st in pair_terms, weighted by c h²: the gradient
 // (N·s², stacked over the nodes) and the PSD-projected Hessian (kg, row-major over
-// the stacked coordinates); zeros where the pair is not active (0 < d < d̂).
+// the stacked coordinates), in a slot of its own (claim_term_slot); no slot where the
+// pair is not active (0 < d < d̂) or no slot is left.
 // Edge–edge pairs are multiplied by the mollifier m (E = m b, with
 // ∇²E = b ∇²m + ∇m ∇bᵀ + ∇b ∇mᵀ + m ∇²b) before the projection. Written straight
 // into the buffer, flat: returning them as a struct of vectors lost entries on
@@ -220,11 +221,13 @@ fn store_pair_terms(pair: u32, st: Stacked) {
     let dsq = closest.dsq;
     let k = pair_node_count();
     let n = k * P.dim;
-    let base = pair_terms_at(pair);
     if (dsq >= P.dhat * P.dhat || dsq <= 0.0) {
-        for (var i = 0u; i < n + n * n; i++) { pair_terms[base + select(i, i - n + 12u, i >= n)] = 0.0; }
+        release_term_slot(pair);
         return;
     }
+    let slot = claim_term_slot(pair);
+    if (slot == NO_TERMS) { return; }
+    let base = slot * PAIR_TERMS;
     let ds = closest_derivatives(st, closest);
     let area = pair_weight(kind, pair_nodes(pair));
     let dist = sqrt(ds.value);

@@ -21,7 +21,7 @@ struct LaggedFriction {
 }
 
 fn lagged_at(f: u32) -> u32 {
-    return PAIR_TERMS * pair_capacity() + FRICTION_REALS * f;
+    return PAIR_TERMS * term_slots() + FRICTION_REALS * f;
 }
 
 fn load_lagged(f: u32) -> LaggedFriction {
@@ -121,13 +121,16 @@ fn store_friction_terms(t: u32) {
     let f = friction_of(t);
     let ml = friction_pair_weight(f);
     let nodes = pair_nodes(t);
-    var ft = friction_terms_zero();
-    if (ml > 0.0) {
-        ft = friction_terms(ml, P.friction_eps, f.normal, friction_pair_sum(nodes, f.beta, false));
+    if (!(ml > 0.0)) {
+        release_term_slot(t);
+        return;
     }
+    let ft = friction_terms(ml, P.friction_eps, f.normal, friction_pair_sum(nodes, f.beta, false));
+    let slot = claim_term_slot(t);
+    if (slot == NO_TERMS) { return; }
     let k = pair_node_count();
     let n = k * P.dim;
-    let base = pair_terms_at(t);
+    let base = slot * PAIR_TERMS;
     let w = P.potential_weight;
     for (var l = 0u; l < k; l++) {
         let bl = w * beta_at(f.beta, l);

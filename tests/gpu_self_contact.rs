@@ -7,7 +7,9 @@
 //! (f64 there, so to about 1e-10); fails there if no adapter is found.
 
 mod common;
-use common::gpu_pairs::{compare, compare_friction, gpu, rel, step_beside_cpu};
+use common::gpu_pairs::{
+    compare, compare_friction, gpu, rel, step_beside_cpu, step_beside_cpu_with_stats,
+};
 use common::{scene, Rng};
 use springsim::backend::cpu::CpuBackend;
 use springsim::backend::gpu::GpuOptions;
@@ -92,6 +94,52 @@ fn a_pair_list_that_overflows_grows_and_gives_the_same_results() {
     let pairs = compare(&model, &mut g, &x, &p, tol);
     assert!(pairs > 1);
     assert!(g.pair_buffer_growths() >= 1, "the list never grew");
+    let stats = springsim::backend::Backend::contact_stats(&g);
+    assert!(
+        stats.term_growths >= 1,
+        "the term slots never grew: {stats:?}"
+    );
+    assert!(
+        stats.term_slots > 1 && stats.term_slots <= stats.list_capacity,
+        "{stats:?}"
+    );
+}
+
+/// The bundled two squares, frictionless between them, from a pair list and term
+/// slots with room for one pair: through the first pair contacts (step 10) and the
+/// landing (step 21) the list grows, and the term slots grow as more pairs come
+/// within d̂ (each growth computes that direction again); every step takes the CPU's
+/// Newton iterations and contact pairs, within 1e-6 m of its positions in f64, with
+/// IPC's promise checked after every step (`step_beside_cpu`).
+#[test]
+fn two_squares_from_room_for_one_pair_grow_and_follow_the_cpu() {
+    let mut model = springsim::scene::load("two_squares").unwrap().model;
+    model.self_contact.friction = 0.0;
+    let opts = GpuOptions {
+        pair_capacity: Some(1),
+        ..GpuOptions::default()
+    };
+    let Some(g) = gpu(&model, opts) else {
+        return;
+    };
+    let (pairs_seen, stats) =
+        step_beside_cpu_with_stats(&model, g, 25, "two_squares", |step, rg, rc, d, f64_mode| {
+            if f64_mode {
+                let label = format!("two_squares from one pair, GPU step {step}");
+                assert_eq!(
+                    (rg.newton_iterations, rg.contact_pairs),
+                    (rc.newton_iterations, rc.contact_pairs),
+                    "{label}: Newton, contact pairs"
+                );
+                assert!(d < 1e-6, "{label}: {d:.2e} m from the CPU");
+            }
+        });
+    assert!(pairs_seen > 1, "only {pairs_seen} pairs came within d̂");
+    assert!(
+        stats.list_growths >= 1 && stats.term_growths >= 1,
+        "{stats:?}"
+    );
+    assert!(stats.term_slots >= pairs_seen, "{stats:?}");
 }
 
 /// The bundled two squares, frictionless between them, stepped on both backends

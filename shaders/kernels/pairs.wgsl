@@ -15,6 +15,11 @@
 @compute @workgroup_size(256)
 fn pair_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = thread_index(wid, nwg, lid);
+    if (i == 0u) {
+        // the assembly is over: its count for the host, the counter for the next
+        atomicStore(&contact_grid[HDR_TERMS_USED], atomicLoad(&contact_grid[HDR_TERMS]));
+        atomicStore(&contact_grid[HDR_TERMS], 0u);
+    }
     if (i >= P.n_nodes || nodes[i].fixed != 0u) { return; }
     var g = vec3<real>(0.0);
     var h = sym_zero();
@@ -23,6 +28,7 @@ fn pair_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
         let te = incidence_entry(e);
         let t = te.x;
         let l = te.y;
+        if (pair_slot(t) == NO_TERMS) { continue; }
         g += pair_gradient(t, l);
         let b = pair_block(t, l, l);
         h = sym_add(h, Sym(vec3<real>(b[0][0], b[1][1], b[2][2]), vec3<real>(b[1][0], b[2][0], b[2][1])));

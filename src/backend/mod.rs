@@ -81,6 +81,19 @@ pub struct ContactStats {
     pub assemblies: u64,
     /// Pairs excluded for good as mesh neighbours below the contact scale.
     pub excluded_pairs: u64,
+    /// GPU: times the pair list grew to hold what a broad phase found (0 on the CPU).
+    #[serde(default)]
+    pub list_growths: u64,
+    /// GPU: times the term slots grew to hold the active pairs an assembly found
+    /// (each computes that direction again; 0 on the CPU).
+    #[serde(default)]
+    pub term_growths: u64,
+    /// GPU: pairs the list holds and active pairs the term slots hold, at the end
+    /// (0 on the CPU).
+    #[serde(default)]
+    pub list_capacity: u64,
+    #[serde(default)]
+    pub term_slots: u64,
 }
 
 /// A simulator backend: the Newton system of the current step plus the step bookkeeping

@@ -93,8 +93,19 @@ pub fn step_beside_cpu(
     g: GpuBackend,
     steps: u64,
     name: &str,
-    mut agree: impl FnMut(u64, &springsim::sim::StepRecord, &springsim::sim::StepRecord, f64, bool),
+    agree: impl FnMut(u64, &springsim::sim::StepRecord, &springsim::sim::StepRecord, f64, bool),
 ) -> u64 {
+    step_beside_cpu_with_stats(model, g, steps, name, agree).0
+}
+
+/// [`step_beside_cpu`], also returning the GPU's contact statistics at the end.
+pub fn step_beside_cpu_with_stats(
+    model: &Model,
+    g: GpuBackend,
+    steps: u64,
+    name: &str,
+    mut agree: impl FnMut(u64, &springsim::sim::StepRecord, &springsim::sim::StepRecord, f64, bool),
+) -> (u64, springsim::backend::ContactStats) {
     use super::{assert_energy_never_rises, assert_progress};
     use springsim::collision::check::intersections;
     use springsim::sim::Simulation;
@@ -120,7 +131,7 @@ pub fn step_beside_cpu(
         let d = max_diff(&xg, &cpu.backend().positions());
         agree(step, &rg, &rc, d, f64_mode);
     }
-    pairs_seen
+    (pairs_seen, gpu.backend().contact_stats())
 }
 
 /// Friction between bodies, kernel by kernel: both backends start a step at `x_lag`

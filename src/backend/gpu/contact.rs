@@ -11,17 +11,29 @@
 //! and runs the broad phase again, so no pair is ever dropped. That costs no extra
 //! readback in the common case: the count comes back with the direction check's
 //! readback.
+//!
+//! Only the pairs within d̂ (and the lagged friction pairs with a normal force) have
+//! terms: each takes a slot of `pair_terms` as the assembly finds it active, so the
+//! terms need room for the active pairs, not for every candidate (the swept broad
+//! phase of a 66k-node cloth finds millions of candidates, almost none active). The
+//! slots grow like the list: an assembly that finds more active pairs than there
+//! are slots stores none past the last and reports how many; the host grows the
+//! slots and computes the direction again.
 
 use crate::collision::pairs::rest_neighbours;
 use crate::collision::{PairKind, REST_EXCLUSION};
 use crate::model::Model;
 
-/// Words of the header of `contact_grid` (`HDR_*` in the broad phase's WGSL).
-const GRID_HEADER: u32 = 4;
+/// Words of the header of `contact_grid` (`HDR_*` in the broad phase's WGSL and
+/// `HDR_TERMS*` in contact_pairs.wgsl).
+const GRID_HEADER: u32 = 8;
+/// The word of `contact_grid` where the last assembly left its count of pairs with
+/// terms (`HDR_TERMS_USED` in WGSL).
+pub const GRID_TERMS_USED: u64 = 4;
 /// Words of the header of `pairs` (`PAIR_LIST` in WGSL).
 const PAIRS_HEADER: u64 = 4;
-/// Reals per pair in `pair_terms` (`PAIR_TERMS` in WGSL): a gradient of up to 12
-/// and a Hessian of up to 12 × 12.
+/// Reals per slot of `pair_terms` (`PAIR_TERMS` in WGSL): an active pair's gradient
+/// of up to 12 and Hessian of up to 12 × 12.
 pub const PAIR_TERM_REALS: u64 = 156;
 /// Reals per lagged friction pair after the list's terms in `pair_terms`
 /// (`FRICTION_REALS` in WGSL): β (4), the unit normal (3), λ.
@@ -66,6 +78,8 @@ pub struct ContactPlan {
     pub grid_words: u64,
     /// Pairs the list can hold (candidates and lagged friction pairs).
     pub capacity: u32,
+    /// Slots of `pair_terms`: the active pairs whose terms it can hold.
+    pub term_slots: u32,
     /// Whether contacts between primitives have friction: then `pairs` and
     /// `pair_terms` end with the lagged friction pairs (a capacity's worth).
     pub lagged: bool,
@@ -73,8 +87,10 @@ pub struct ContactPlan {
     pub max_bytes: u64,
     /// Threads of a per-element dispatch without pairs: max(nodes, springs).
     pub base_elements: u32,
-    /// Times the pair buffers grew.
+    /// Times the pair list grew.
     pub growths: u32,
+    /// Times the term slots grew.
+    pub term_growths: u32,
     /// Broad phases run, and the pairs they found in all.
     pub broad_phases: u64,
     pub candidates: u64,
@@ -157,6 +173,7 @@ impl ContactPlan {
         let node_counts = query_counts + queries + 1;
         let node_cursors = node_counts + n + 1;
         let grid_words = (node_cursors + n) as u64;
+        let capacity = capacity.unwrap_or(4 * queries + 64).max(1);
         Self {
             vertices: v,
             edges: e,
@@ -170,11 +187,15 @@ impl ContactPlan {
             grid_at: [cells, cursors, entries, query_counts],
             grid_at2: [node_counts, node_cursors, 0, 0],
             grid_words,
-            capacity: capacity.unwrap_or(4 * queries + 64).max(1),
+            capacity,
+            // one active pair per two queries at first (a 66k-node cloth: 17 MB of
+            // f32 terms where a slot per candidate would take 690 MB)
+            term_slots: capacity.min(queries / 2 + 64),
             lagged: model.self_contact.friction > 0.0,
             max_bytes: max_bytes.unwrap_or(u64::MAX),
             base_elements: n.max(model.springs.len() as u32),
             growths: 0,
+            term_growths: 0,
             broad_phases: 0,
             candidates: 0,
             excluded: excluded.len() as u64,
@@ -194,7 +215,7 @@ impl ContactPlan {
             self.mesh_at2,
             self.grid_at,
             self.grid_at2,
-            [self.capacity, 0, 0, 0],
+            [self.capacity, self.term_slots, 0, 0],
         ]
     }
 
@@ -207,23 +228,30 @@ impl ContactPlan {
     }
 
     /// Bytes of `pairs` at the current capacity: the header, a record per pair,
-    /// the incidence starts and four incidence entries per pair; then, with
-    /// friction, the LAG region ([`Self::lag_region`]).
+    /// the incidence starts, four incidence entries per pair and each pair's term
+    /// slot; then, with friction, the LAG region ([`Self::lag_region`]).
     pub fn pairs_bytes(&self) -> u64 {
         let (at, len) = self.lag_region();
         at + len
+    }
+
+    /// Where the pairs' term slots start in `pairs` (bytes): a word per pair of
+    /// capacity, `u32::MAX` for a pair without terms.
+    pub fn term_slot_offset(&self) -> u64 {
+        let cap = self.capacity as u64;
+        4 * (PAIRS_HEADER + PAIR_WORDS * cap + self.nodes as u64 + 1 + PAIR_SLOTS * cap)
     }
 
     /// The LAG region of `pairs` (byte offset and length): a record per lagged
     /// friction pair, a capacity's worth (empty without friction).
     pub fn lag_region(&self) -> (u64, u64) {
         let cap = self.capacity as u64;
-        let at = 4 * (PAIRS_HEADER + PAIR_WORDS * cap + self.nodes as u64 + 1 + PAIR_SLOTS * cap);
+        let at = self.term_slot_offset() + 4 * cap;
         (at, 4 * PAIR_WORDS * cap * u64::from(self.lagged))
     }
 
     /// Bytes of `pair_terms` at the current capacity, reals of `width` bytes: the
-    /// terms per pair, then with friction the lagged pairs' reals.
+    /// terms per slot, then with friction the lagged pairs' reals.
     pub fn terms_bytes(&self, width: u64) -> u64 {
         let (at, len) = self.lagged_terms(width);
         at + len
@@ -233,7 +261,7 @@ impl ContactPlan {
     pub fn lagged_terms(&self, width: u64) -> (u64, u64) {
         let cap = self.capacity as u64;
         let len = FRICTION_REALS * cap * width * u64::from(self.lagged);
-        (cap * PAIR_TERM_REALS * width, len)
+        (self.term_slots as u64 * PAIR_TERM_REALS * width, len)
     }
 
     /// The capacity after the broad phase found `found` pairs: the count with a
@@ -241,6 +269,13 @@ impl ContactPlan {
     pub fn grown(&self, found: u32) -> u32 {
         self.capacity
             .max(found.saturating_add(found / 4).saturating_add(16))
+    }
+
+    /// The term slots after an assembly found `active` pairs with terms: the count
+    /// with a quarter more headroom (never less than now, never more than the list).
+    pub fn grown_slots(&self, active: u32) -> u32 {
+        let want = active.saturating_add(active / 4).saturating_add(16);
+        self.term_slots.max(want.min(self.capacity))
     }
 }
 
@@ -260,57 +295,100 @@ fn push_lists(data: &mut Vec<u32>, lists: Vec<Vec<u32>>) {
 }
 
 impl super::engine::Engine {
-    /// Grows the pair buffers to hold `found` pairs with headroom ([`ContactPlan::grown`]),
+    /// Grows the pair list to hold `found` pairs with headroom ([`ContactPlan::grown`]),
     /// with the per-element dispatch, its partials and the uniform parameters that
     /// depend on the capacity, and binds every kernel again. The list's contents are
     /// lost (the caller runs the broad phase again); the lagged friction pairs are
-    /// kept.
+    /// kept. False (with `failure` set) where the device has no room.
     pub fn grow_pairs(&mut self, found: u32) -> bool {
-        let Some(plan) = self.contact.as_mut() else {
+        let Some(old) = self.contact.clone() else {
             return false;
         };
-        let old = plan.clone();
+        let mut next = old.clone();
+        next.capacity = old.grown(found);
+        next.term_slots = old.term_slots.min(next.capacity);
+        let mut exact = next.clone();
+        exact.capacity = found.max(old.capacity);
+        exact.term_slots = old.term_slots.min(exact.capacity);
+        let what = format!("contact between bodies needs room for {found} pairs");
+        self.resize_pairs(next, exact, &what, |p| p.growths += 1)
+    }
+
+    /// Grows the term slots to hold the `active` pairs the last assembly found with
+    /// terms ([`ContactPlan::grown_slots`]), as [`Self::grow_pairs`] does the list; the
+    /// caller assembles again.
+    pub fn grow_term_slots(&mut self, active: u32) -> bool {
+        let Some(old) = self.contact.clone() else {
+            return false;
+        };
+        let mut next = old.clone();
+        next.term_slots = old.grown_slots(active);
+        let mut exact = old.clone();
+        exact.term_slots = active.max(old.term_slots).min(old.capacity);
+        let what =
+            format!("contact between bodies needs room for the terms of {active} active pairs");
+        self.resize_pairs(next, exact, &what, |p| p.term_growths += 1)
+    }
+
+    /// Reallocates the pair buffers for `next` (or, where it does not fit, `exact`:
+    /// no headroom), counting the growth with `count`.
+    fn resize_pairs(
+        &mut self,
+        mut next: ContactPlan,
+        exact: ContactPlan,
+        what: &str,
+        count: impl Fn(&mut ContactPlan),
+    ) -> bool {
+        let old = self.contact.clone().expect("contact");
         let limits = self.ctx.device.limits();
         let most = limits
             .max_storage_buffer_binding_size
             .min(limits.max_buffer_size)
             .min(old.max_bytes);
         let width = self.width(crate::precision::RealClass::State);
-        let mut next = old.clone();
-        next.capacity = old.grown(found);
         let fits = |p: &ContactPlan| p.pairs_bytes().max(p.terms_bytes(width)) <= most;
         if !fits(&next) {
-            // no room for the headroom: the count itself
-            next.capacity = found.max(old.capacity);
+            next = exact;
         }
         if !fits(&next) {
             self.failure = Some(format!(
-                "contact between bodies needs room for {found} pairs ({} bytes of pair terms), more than the {most} bytes per storage buffer the device allows; use --backend cpu",
+                "{what} ({} bytes of pair list, {} bytes of pair terms), more than the {most} bytes per storage buffer the device allows; use --backend cpu",
+                next.pairs_bytes(),
                 next.terms_bytes(width)
             ));
             return false;
         }
-        let plan = self.contact.as_mut().expect("contact");
-        plan.capacity = next.capacity;
-        plan.growths += 1;
-        let plan = plan.clone();
+        count(&mut next);
+        self.contact = Some(next.clone());
+        let plan = next;
         self.flush_deferred();
         let zeroed =
             |name: &str, size: u64| super::buffers::zeroed_storage(&self.ctx.device, name, size);
-        let pairs = zeroed("pairs", plan.pairs_bytes());
+        // A list of the same capacity keeps its buffer (and the list in it).
+        let pairs = (plan.capacity != old.capacity).then(|| zeroed("pairs", plan.pairs_bytes()));
         let terms = zeroed("pair_terms", plan.terms_bytes(width));
         if plan.lagged {
             // the lagged friction pairs: the header (their count), records and reals
             let mut enc = self.encoder();
-            let (from, len) = old.lag_region();
-            enc.copy_buffer_to_buffer(&self.buffers.pairs, 0, &pairs, 0, 4 * PAIRS_HEADER);
-            enc.copy_buffer_to_buffer(&self.buffers.pairs, from, &pairs, plan.lag_region().0, len);
+            if let Some(pairs) = &pairs {
+                let (from, len) = old.lag_region();
+                enc.copy_buffer_to_buffer(&self.buffers.pairs, 0, pairs, 0, 4 * PAIRS_HEADER);
+                enc.copy_buffer_to_buffer(
+                    &self.buffers.pairs,
+                    from,
+                    pairs,
+                    plan.lag_region().0,
+                    len,
+                );
+            }
             let (from, len) = old.lagged_terms(width);
             let to = plan.lagged_terms(width).0;
             enc.copy_buffer_to_buffer(&self.buffers.pair_terms, from, &terms, to, len);
             self.submit(enc);
         }
-        self.buffers.pairs = pairs;
+        if let Some(pairs) = pairs {
+            self.buffers.pairs = pairs;
+        }
         self.buffers.pair_terms = terms;
         let dev = &self.ctx.device;
         let zeroed = |name: &str, size: u64| super::buffers::zeroed_storage(dev, name, size);
@@ -330,7 +408,7 @@ impl super::engine::Engine {
             at("element_partials"),
             &element_partials.to_le_bytes(),
         );
-        let cap: Vec<u8> = [plan.capacity, 0, 0, 0]
+        let cap: Vec<u8> = [plan.capacity, plan.term_slots, 0, 0]
             .iter()
             .flat_map(|v| v.to_le_bytes())
             .collect();
@@ -366,6 +444,32 @@ impl super::GpuBackend {
         self.engine.note_pairs_found(found);
         if found > cap && self.engine.grow_pairs(found) {
             self.rebuild_pairs();
+        }
+    }
+
+    /// Whether the last assembly read back found more pairs with terms than the term
+    /// slots hold (then the direction it led to is not the Newton direction).
+    pub(super) fn terms_overflowed(&self) -> bool {
+        self.engine
+            .contact
+            .as_ref()
+            .is_some_and(|c| self.engine.terms_found > c.term_slots)
+    }
+
+    /// Runs `list`, which assembles the Newton system, growing the term slots and
+    /// running it again until the active pairs' terms fit (one readback per pass
+    /// with contact between bodies); the probes' assembly.
+    pub(super) fn run_assembly(&mut self, list: &[super::kernels::Kernel]) {
+        self.engine.run(list);
+        if self.engine.contact.is_none() {
+            return;
+        }
+        let bytes = self
+            .engine
+            .read_raw(|b| &b.contact_grid, 4 * GRID_TERMS_USED, 4);
+        self.engine.terms_found = u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes"));
+        if self.terms_overflowed() && self.engine.grow_term_slots(self.engine.terms_found) {
+            self.run_assembly(list);
         }
     }
 

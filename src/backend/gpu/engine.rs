@@ -35,6 +35,9 @@ pub struct Engine {
     pub contact: Option<super::contact::ContactPlan>,
     /// Pairs the broad phase of the last direction check found (0 without contact).
     pub pairs_found: u32,
+    /// Pairs with terms that the last assembly read back found (more than the term
+    /// slots: it stored none past the last, and the direction must be computed again).
+    pub terms_found: u32,
     /// Recorded work not yet submitted (see [`Self::defer`]).
     deferred: Option<wgpu::CommandEncoder>,
     /// Submissions and blocking reads so far (`memory_bytes` is filled when reported).
@@ -125,6 +128,7 @@ impl Engine {
             dispatch,
             contact: None,
             pairs_found: 0,
+            terms_found: 0,
             cg_tol_sq: None,
             error_per_residual: 0.0,
             failure: None,
@@ -313,19 +317,30 @@ impl Engine {
         let results = &self.buffers.results;
         enc.copy_buffer_to_buffer(results, 0, &self.staging, STAGE_RESULTS, 2 * lanes);
         enc.copy_buffer_to_buffer(&self.buffers.cg, 0, &self.staging, cg, cg_bytes);
-        // the pairs the broad phase found (pairs[1]), after the CG state
+        // the pairs the broad phase found (pairs[1]) and the pairs with terms the
+        // last assembly found (contact_grid[HDR_TERMS_USED]), after the CG state
         let found = (cg + cg_bytes).next_multiple_of(4);
         let end = if self.contact.is_some() {
             enc.copy_buffer_to_buffer(&self.buffers.pairs, 0, &self.staging, found, 8);
-            found + 8
+            let used = 4 * super::contact::GRID_TERMS_USED;
+            enc.copy_buffer_to_buffer(
+                &self.buffers.contact_grid,
+                used,
+                &self.staging,
+                found + 8,
+                4,
+            );
+            found + 12
         } else {
             cg + cg_bytes
         };
         self.submit(enc);
         let bytes = self.read_staging(Staging::Small, end);
         if self.contact.is_some() {
-            let at = found as usize + 4;
-            self.pairs_found = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+            let word =
+                |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+            self.pairs_found = word(found as usize + 4);
+            self.terms_found = word(found as usize + 8);
         }
         (
             self.layouts.decode_lanes(&bytes, STAGE_RESULTS as usize),

@@ -76,19 +76,30 @@ impl GpuBackend {
 
     /// Each listed pair's weighted barrier terms as the last assembly left them, in
     /// list order: the gradient (12 reals, N·s², stacked as the pair's nodes, the
-    /// first k·dim used), then the row-major (k·dim)² Hessian (kg); f64 mode only
-    /// (empty otherwise). For tests.
+    /// first k·dim used), then the row-major (k·dim)² Hessian (kg), zeros for a pair
+    /// without terms (no slot); f64 mode only (empty otherwise). For tests.
     pub fn contact_pair_terms(&mut self) -> Vec<Vec<f64>> {
         let count = self.contact_pair_list().len() as u64;
         if count == 0 || self.engine.width(crate::precision::RealClass::State) != 8 {
             return vec![];
         }
+        let plan = self.engine.contact.clone().expect("contact");
+        let bytes = self
+            .engine
+            .read_raw(|b| &b.pairs, plan.term_slot_offset(), 4 * count);
+        let slots: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
         let per = super::contact::PAIR_TERM_REALS;
-        let bytes = self.engine.read_raw(|b| &b.pair_terms, 0, 8 * per * count);
+        let all = plan.term_slots as u64;
+        let bytes = self.engine.read_raw(|b| &b.pair_terms, 0, 8 * per * all);
         let reals: Vec<f64> = bytemuck::pod_collect_to_vec(&bytes);
-        reals
-            .chunks_exact(per as usize)
-            .map(|t| t.to_vec())
+        slots
+            .iter()
+            .map(
+                |&s| match reals.chunks_exact(per as usize).nth(s as usize) {
+                    Some(t) => t.to_vec(),
+                    None => vec![0.0; per as usize],
+                },
+            )
             .collect()
     }
 
@@ -131,12 +142,16 @@ impl Probe for GpuBackend {
     }
 
     fn potential_gradient(&mut self) -> Vec<f64> {
-        self.engine.run(&self.solve.assemble);
+        let assemble = self.solve.assemble.clone();
+        self.run_assembly(&assemble);
         let r = self.engine.read_vector(|b| &b.r, RealClass::State, 0);
         r.iter().map(|r| -r).collect()
     }
 
     fn hessian_product(&mut self, u: &[f64]) -> (Vec<f64>, f64) {
+        // term slots for every active pair at x, before the mat-vec assembles again
+        let assemble = self.solve.assemble.clone();
+        self.run_assembly(&assemble);
         self.engine.write_vector(|b| &b.d, RealClass::Linear, 0, u);
         // The mat-vec kernel idles once a CG solve is done: open it again.
         let done = self.engine.layouts.cg_state.offset("done");
@@ -149,7 +164,8 @@ impl Probe for GpuBackend {
     }
 
     fn jacobi_blocks(&mut self) -> Vec<f64> {
-        self.engine.run(&self.solve.assemble);
+        let assemble = self.solve.assemble.clone();
+        self.run_assembly(&assemble);
         let (n, dim) = (self.model.num_nodes(), self.model.dim);
         let width = self.engine.width(RealClass::Linear);
         let set = (n * node_block_bytes(dim, width)) as u64;
@@ -187,7 +203,8 @@ impl Probe for GpuBackend {
     }
 
     fn precondition(&mut self, r: &[f64]) -> Vec<f64> {
-        self.engine.run(&self.solve.assemble);
+        let assemble = self.solve.assemble.clone();
+        self.run_assembly(&assemble);
         self.engine.run(&self.solve.factor);
         self.engine.write_vector(|b| &b.r, RealClass::State, 0, r);
         let apply = match self.solve.factor.is_empty() {

@@ -35,6 +35,10 @@ impl NewtonSystem for GpuBackend {
             _ => {
                 // ‖b‖ decides η: read the CG state the start leaves (one more read).
                 let (_, _, cg) = self.engine.finish_direction(enc);
+                if self.terms_overflowed() && self.engine.grow_term_slots(self.engine.terms_found) {
+                    // more active pairs than term slots: assemble again with room
+                    return self.compute_direction(tolerance);
+                }
                 enc = self.engine.encoder();
                 tolerance.relative(cg.bb.sqrt(), self.error_per_residual())
             }
@@ -68,6 +72,13 @@ impl NewtonSystem for GpuBackend {
                     self.engine.record(&mut enc, &self.solve.direction_check);
                     (stats, trial, cg) = self.engine.finish_direction(enc);
                     self.engine.note_pairs_found(self.engine.pairs_found);
+                }
+                if self.terms_overflowed() && self.engine.grow_term_slots(self.engine.terms_found) {
+                    // The assembly found more active pairs than the term slots hold
+                    // and stored none past the last: this is not the Newton direction.
+                    // Compute it again with room, from the list the check just built
+                    // (swept from x, it holds every pair within d̂ at x).
+                    return self.compute_direction(tolerance);
                 }
                 self.batching.finish_solve(cg.iterations);
                 if multilevel {
@@ -210,6 +221,10 @@ impl Backend for GpuBackend {
             broad_phases: c.broad_phases,
             candidate_pairs: c.candidates,
             excluded_pairs: c.excluded,
+            list_growths: c.growths.into(),
+            term_growths: c.term_growths.into(),
+            list_capacity: c.capacity.into(),
+            term_slots: c.term_slots.into(),
             ..Default::default()
         }
     }
