@@ -1,7 +1,8 @@
 // The candidate pairs of the broad phase (kernels/broad_phase.wgsl): which targets a
 // query pairs with, and the record of a pair with the filters of
 // collision::pairs::candidates (no shared node, bodies that may collide, not
-// excluded).
+// excluded), then the near filter of collision::pairs::near_candidates (may the pair
+// come within d̂ at x, or on the segment to x + p?).
 // #import contact_pairs.wgsl
 
 // A candidate pair's record (kind, primitives a and b, the four stacked nodes), and
@@ -38,6 +39,36 @@ fn candidate(q: u32, j: u32) -> Candidate {
     o.keep = !shares && bodies_may_collide(node, ends.x) && !vertex_pair_excluded(q, j);
     o.rec = array<u32, 7>(KIND_POINT_EDGE, node, j, node, ends.x, ends.y, 0u);
     return o;
+}
+
+// Twin of collision::pairs::NEAR_REACH: the near filter keeps a pair that may come
+// within this many d̂.
+const NEAR_REACH: real = 1.01;
+
+// Whether the candidate with record `rec` may come within d̂ at x (static broad
+// phase) or anywhere on the segment from x to x + p (swept): its distance at x less
+// its displacement bound is below NEAR_REACH d̂ plus a margin for `real`'s rounding
+// (twin of collision::near::may_come_within; NaN keeps the pair). A pair it drops
+// stays at least d̂ apart on the whole segment: it has no barrier, no CCD bound and
+// no terms anywhere the line search or the next assembly can look.
+fn may_come_near(rec: array<u32, 7>) -> bool {
+    let kind = rec[0];
+    let nodes = vec4<u32>(rec[3], rec[4], rec[5], rec[6]);
+    let s = stacked_x(nodes);
+    var approach: real = 0.0;
+    var scale: real = 0.0;
+    for (var l = 0u; l < pair_node_count(); l++) {
+        let a = abs(s.s[l]);
+        scale = max(scale, max(a.x, max(a.y, a.z)));
+    }
+    if (grid_load(HDR_SWEEP) != 0u) {
+        var q: Stacked;
+        for (var l = 0u; l < pair_node_count(); l++) { q.s[l] = load_p(nodes[l]); }
+        approach = displacement_bound(kind, q);
+    }
+    let d = sqrt(max(stacked_distance_sq(kind, s), 0.0));
+    let reach = NEAR_REACH * P.dhat + 64.0 * REAL_EPSILON * (scale + approach);
+    return !(d - approach >= reach);
 }
 
 // Whether target j is of the kind query q pairs with: faces for 3D vertices, edges

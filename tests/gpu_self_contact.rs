@@ -1,6 +1,6 @@
 //! Contact between and within bodies on the GPU (2D point–edge) against the CPU
 //! reference, kernel by kernel through the shared [`Probe`]: the broad phase's pair
-//! list against `collision::pairs::candidates` (compared sorted), the energy with
+//! list against `collision::pairs::near_candidates` (in order), the energy with
 //! its pairs, −∇E, the operator with its pair couplings, the block-Jacobi blocks,
 //! the CCD bound and the line-search change; the overflow path (a list that starts
 //! with room for one pair grows and gives the same results). Runs on lavapipe in CI

@@ -1,7 +1,7 @@
 //! Contact between and within 3D bodies on the GPU (point–triangle and edge–edge
 //! pairs, the edge–edge mollifier) against the CPU reference, kernel by kernel through
 //! the shared [`Probe`] (`common::gpu_pairs::compare`): the swept broad phase's list
-//! equal to `collision::pairs::candidates` in order, E, −∇E, H u, the block-Jacobi
+//! equal to `collision::pairs::near_candidates` in order, E, −∇E, H u, the block-Jacobi
 //! blocks, the CCD bound and the line search's change; the overflow path; and a
 //! whole 3D scene stepped on both backends through its first contacts. Runs on
 //! lavapipe in CI (f64 there); fails there if no adapter is found.
@@ -10,7 +10,7 @@ mod common;
 use common::gpu_pairs::{compare, compare_friction, gpu, step_beside_cpu};
 use common::{max_diff, scene, Rng};
 use springsim::backend::gpu::GpuOptions;
-use springsim::collision::pairs::{candidates, Motion};
+use springsim::collision::pairs::{near_candidates, Motion};
 use springsim::collision::{PairKind, REST_EXCLUSION};
 use springsim::model::Model;
 use springsim::precision::GpuPrecision;
@@ -68,7 +68,7 @@ fn kinds(model: &Model, x: &[f64], p: &[f64]) -> (usize, usize, usize) {
         x,
         sweep: Some((p, 1.0)),
     };
-    let list = candidates(mesh, motion, model.barrier.dhat, &excluded);
+    let list = near_candidates(mesh, motion, model.barrier.dhat, &excluded);
     let count = |k| list.iter().filter(|c| c.kind == k).count();
     let mollified = list
         .iter()
@@ -327,4 +327,40 @@ fn a_pair_list_without_room_on_the_device_ends_the_run_with_an_error() {
         err.0
     );
     assert!(sim.backend().positions().iter().all(|c| c.is_finite()));
+}
+
+/// The GPU list's CPU twin drops only pairs that stay beyond d̂: at random states of
+/// the two cloths, every candidate that `near_candidates` leaves out keeps a distance
+/// of at least d̂ at 50 points of the segment from x to x + p (ends included), and it
+/// does leave some out (else the filter would be untested).
+#[test]
+fn near_candidates_drop_only_pairs_that_stay_beyond_dhat() {
+    use springsim::collision::pairs::{candidates, pair_distance_sq, rest_neighbours};
+    let model = two_cloths("ipc");
+    let mesh = &model.collision;
+    let dhat = model.barrier.dhat;
+    let excluded = rest_neighbours(mesh, &model.x0, REST_EXCLUSION * dhat);
+    let mut rng = Rng(17);
+    let mut dropped = 0;
+    for _ in 0..5 {
+        let (x, p) = state(&model, &mut rng);
+        let motion = Motion {
+            x: &x,
+            sweep: Some((&p, 1.0)),
+        };
+        let near = near_candidates(mesh, motion, dhat, &excluded);
+        for pair in candidates(mesh, motion, dhat, &excluded) {
+            if near.binary_search(&pair).is_ok() {
+                continue;
+            }
+            dropped += 1;
+            for k in 0..=49 {
+                let t = k as f64 / 49.0;
+                let xt: Vec<f64> = x.iter().zip(&p).map(|(a, b)| a + t * b).collect();
+                let d = pair_distance_sq(mesh, &xt, pair).sqrt();
+                assert!(d >= dhat, "{pair:?} dropped but {d:.3e} m apart at t = {t}");
+            }
+        }
+    }
+    assert!(dropped >= 10, "only {dropped} pairs dropped");
 }

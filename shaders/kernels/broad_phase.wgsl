@@ -1,6 +1,7 @@
 // The broad phase of contact between and within bodies on the device: every pair of
 // primitives whose boxes, inflated by d̂/2, overlap, at x (static) or swept from x
-// to x + p, that shares no node, whose bodies may collide and that is not excluded:
+// to x + p, that shares no node, whose bodies may collide, that is not excluded and
+// that may come within d̂ on that segment (pair_candidates.wgsl, may_come_near):
 // in 2D (collision vertex, edge), in 3D (vertex, face) and (edge a, edge b > a). The
 // grid holds the targets (edges, then faces), the queries are the vertices (then,
 // in 3D, the edges). A hashed uniform grid built by counting sort, with no float
@@ -13,7 +14,7 @@
 //   bp_count_pairs, bp_scan_pairs, bp_fill_pairs: per query its candidates (a pair is
 //     reported in the cell of its boxes' common lower corner only), offsets by a scan,
 //     the list written in query order and each query's run sorted by target: the
-//     list equals the CPU's `collision::pairs::candidates`, sorted;
+//     list equals the CPU's `collision::pairs::near_candidates`, in order;
 //   bp_append_lagged: the lagged friction pairs (pair_friction.wgsl) after them;
 //   bp_scan_nodes, bp_fill_incidence, bp_sort_incidence: per node the pairs it is in.
 // The list never drops a pair: a scan that finds more pairs than the capacity writes
@@ -144,7 +145,7 @@ fn query_candidates(q: u32, write: bool, first: u32) -> u32 {
                     if (!boxes_overlap(qb, tb)) { continue; }
                     if (any(cell_of(max(qb.lo, tb.lo)) != cell)) { continue; }
                     let c = candidate(q, j);
-                    if (!c.keep) { continue; }
+                    if (!c.keep || !may_come_near(c.rec)) { continue; }
                     if (write) {
                         let b = PAIR_LIST + PAIR_WORDS * (first + found);
                         for (var w = 0u; w < PAIR_WORDS; w++) { pairs[b + w] = c.rec[w]; }

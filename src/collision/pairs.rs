@@ -210,6 +210,43 @@ pub fn candidates(
     out
 }
 
+/// How many d̂ a pair of the GPU's list may come within and be kept
+/// ([`near_candidates`]; `NEAR_REACH` in `shaders/pair_candidates.wgsl`): 1 % more
+/// than needed, so that no pair near the threshold is lost to rounding.
+pub const NEAR_REACH: f64 = 1.01;
+
+/// [`candidates`] of `motion` at the contact distance `dhat` (m), less those that
+/// cannot come within [`NEAR_REACH`] `dhat` at `motion.x` or anywhere on its sweep
+/// ([`super::near::may_come_within`]): the GPU broad phase's list (its twin, in
+/// list order). A dropped pair stays at least d̂ apart on the whole segment, so it
+/// has no barrier, CCD bound or terms there.
+pub fn near_candidates(
+    mesh: &CollisionMesh,
+    motion: Motion<'_>,
+    dhat: f64,
+    excluded: &[Pair],
+) -> Vec<Pair> {
+    let dim = mesh.dim;
+    let mut list = candidates(mesh, motion, dhat, excluded);
+    list.retain(|&pair| {
+        let (nodes, k, s) = stacked(mesh, motion.x, pair);
+        let q = motion.sweep.map(|(p, alpha)| {
+            let mut q = [0.0; 12];
+            gather(p, dim, &nodes, k, &mut q);
+            q.iter_mut().for_each(|v| *v *= alpha);
+            q
+        });
+        super::near::may_come_within(
+            pair.kind,
+            dim,
+            &s,
+            q.as_ref().map(|q| &q[..]),
+            NEAR_REACH * dhat,
+        )
+    });
+    list
+}
+
 /// The pairs of one body closer than `reach` (m) at `x` (the rest state): mesh
 /// neighbours at a scale below the contact distance, which never form contacts.
 /// Sorted, for [`candidates`]' `excluded`.

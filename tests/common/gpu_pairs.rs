@@ -5,7 +5,7 @@ use super::{max_abs, max_diff, Rng};
 use springsim::backend::cpu::CpuBackend;
 use springsim::backend::gpu::{GpuBackend, GpuOptions};
 use springsim::backend::Probe;
-use springsim::collision::pairs::{candidates, rest_neighbours, Motion};
+use springsim::collision::pairs::{near_candidates, rest_neighbours, Motion};
 use springsim::collision::REST_EXCLUSION;
 use springsim::model::Model;
 use springsim::newton::NewtonSystem;
@@ -31,7 +31,7 @@ pub fn rel(a: &[f64], b: &[f64]) -> f64 {
 /// Compares the GPU with the CPU at one state, kernel by kernel through [`Probe`]:
 /// −∇E, E, H u and uᵀHu, the block-Jacobi blocks (to 1000 `tol`), the CCD bound
 /// along `p` (which must meet a contact), the swept broad phase's list (equal to the
-/// CPU's candidates, in order) and the line search's ΔE at half the bound. The step
+/// CPU's `near_candidates`, in order) and the line search's ΔE at half the bound. The step
 /// start is the rest state, the prediction 1 cm below it (y). Returns the GPU's
 /// pair count.
 pub fn compare(model: &Model, gpu: &mut GpuBackend, x: &[f64], p: &[f64], tol: f64) -> usize {
@@ -71,7 +71,7 @@ pub fn compare(model: &Model, gpu: &mut GpuBackend, x: &[f64], p: &[f64], tol: f
         x,
         sweep: Some((p, 1.0)),
     };
-    let expected = candidates(&model.collision, motion, model.barrier.dhat, &excluded);
+    let expected = near_candidates(&model.collision, motion, model.barrier.dhat, &excluded);
     let found = gpu.contact_pair_list();
     assert_eq!(
         found, expected,

@@ -217,6 +217,16 @@ impl Probe for GpuBackend {
 
     fn direction_summary(&mut self) -> (f64, f64) {
         let s = DirectionSummary::from(self.engine.reduce(&self.solve.direction_stats));
+        if self.engine.contact.is_some() {
+            // the swept list may hold more pairs than the one built at x: grow it
+            // and check again, as a Newton iteration's direction check does
+            let bytes = self.engine.read_raw(|b| &b.pairs, 0, 8);
+            let found = u32::from_le_bytes(bytes[4..8].try_into().expect("4 bytes"));
+            self.engine.note_pairs_found(found);
+            if self.pairs_overflowed() && self.engine.grow_pairs(found) {
+                return self.direction_summary();
+            }
+        }
         (s.norm, s.ccd_bound)
     }
 }
