@@ -16,6 +16,12 @@ pub struct Extent {
     pub cells: f64,
     /// Whether the nodes fill a volume (N ≈ cells³) rather than a surface (N ≈ cells²).
     pub volume: bool,
+    /// β = h² Σₑ kₑ / mᵢ, the springs' stiffness at a node against its inertia over
+    /// one step (dimensionless; the median over the nodes with mass): where it is
+    /// small, inertia dominates the Newton matrix and block-Jacobi needs few CG
+    /// iterations whatever the mesh's size ([`expected_cg`]). `f64::INFINITY`:
+    /// stiffness-dominated, as the ladders are.
+    pub stiffness_ratio: f64,
 }
 
 impl Extent {
@@ -62,9 +68,41 @@ impl Extent {
         Self {
             cells: cells[0],
             volume,
+            stiffness_ratio: stiffness_ratio(model),
         }
     }
 }
+
+/// [`Extent::stiffness_ratio`] of `model`: the median over the nodes with mass of
+/// h² Σ k / m (the stiffness of the springs at the node, N/m); 0 without springs.
+fn stiffness_ratio(model: &crate::model::Model) -> f64 {
+    let mut k = vec![0.0; model.num_nodes()];
+    for s in &model.springs {
+        k[s.a as usize] += s.stiffness;
+        k[s.b as usize] += s.stiffness;
+    }
+    let h2 = model.solver.dt * model.solver.dt;
+    let mut ratios: Vec<f64> = k
+        .iter()
+        .zip(&model.mass)
+        .filter(|(_, &m)| m > 0.0 && m.is_finite())
+        .map(|(&k, &m)| h2 * k / m)
+        .collect();
+    if ratios.is_empty() {
+        return 0.0;
+    }
+    let mid = ratios.len() / 2;
+    *ratios.select_nth_unstable_by(mid, f64::total_cmp).1
+}
+
+/// Block-Jacobi's CG iterations per direction where inertia dominates: about
+/// `INERTIA_CG` √(1 + 2β) (β = [`Extent::stiffness_ratio`]; 1 + 2β bounds the
+/// condition number of the Jacobi-scaled Newton matrix M + h² K). On the ladders,
+/// whose counts the mesh-size terms of [`expected_cg`] follow, the measured counts are
+/// 3.9–4.7 times √κ with κ = (1 + 2β)/(1 + β π²/c²); `cloth_on_sphere` at 128 cells
+/// (β = 63, light and soft) took 10.9, about √(1 + 2β), on the H200, where the size
+/// term expects 256.
+const INERTIA_CG: f64 = 4.0;
 
 /// CG iterations per direction the model expects of `pre` on a mesh of `extent`,
 /// with inexact Newton, from the ladders (CG counts do not depend on the device):
@@ -74,13 +112,15 @@ impl Extent {
 /// V-cycle as c^0.5–0.7 with a smaller factor (1.3 c^0.48 on the square: 9.5, 19.0
 /// measured on the GPU at 64 and 256 cells, 35.5 on the CPU at 1024; 0.45 c^0.58 on
 /// the cloth: 5.0 and 11.1 at 64 and 256; 0.7 c^0.68 on the lattice: 3.8, 6.1, 9.5
-/// at 10, 20, 46).
+/// at 10, 20, 46). Block-Jacobi's count is capped where inertia dominates
+/// ([`INERTIA_CG`]); the multilevel forms' counts are small either way.
 pub fn expected_cg(pre: GpuPre, dim: usize, extent: Extent) -> f64 {
     let c = extent.cells;
+    let inertia = INERTIA_CG * (1.0 + 2.0 * extent.stiffness_ratio).sqrt();
     match (pre, extent.volume) {
-        (GpuPre::BlockJacobi, true) => (1.8 * c).max(10.0),
-        (GpuPre::BlockJacobi, false) if dim == 3 => (2.0 * c).max(10.0),
-        (GpuPre::BlockJacobi, false) => (1.3 * c).max(10.0),
+        (GpuPre::BlockJacobi, true) => (1.8 * c).min(inertia).max(10.0),
+        (GpuPre::BlockJacobi, false) if dim == 3 => (2.0 * c).min(inertia).max(10.0),
+        (GpuPre::BlockJacobi, false) => (1.3 * c).min(inertia).max(10.0),
         (GpuPre::Mas, false) => (1.3 * c.powf(0.7)).max(10.0),
         (GpuPre::Mas, true) => (2.2 * c.powf(0.66)).max(10.0),
         (GpuPre::VCycle, true) => (0.7 * c.powf(0.68)).max(3.0),
@@ -184,6 +224,7 @@ mod tests {
             Extent {
                 cells: cells as f64,
                 volume: false,
+                stiffness_ratio: f64::INFINITY,
             },
         )
     }
@@ -201,6 +242,7 @@ mod tests {
             Extent {
                 cells: cells as f64,
                 volume: true,
+                stiffness_ratio: f64::INFINITY,
             },
         )
     }
@@ -256,6 +298,63 @@ mod tests {
                 assert_eq!(weighed[choice as usize], best, "{name}");
             }
         }
+    }
+
+    /// An inertia-dominated cloth takes block-Jacobi: `cloth_on_sphere` at 128 cells
+    /// (β ≈ 63) ran 124 ms per step with block-Jacobi on the H200 against 314 with the
+    /// V-cycle that the size terms alone chose (BENCHMARKS.md, "Terms only for active
+    /// pairs"). The ladders, stiffness-dominated, keep every expected count: the cap
+    /// lies above the size term on each of their rungs.
+    #[test]
+    fn an_inertia_dominated_cloth_takes_block_jacobi() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/cloth_on_sphere.toml");
+        let text = std::fs::read_to_string(path)
+            .unwrap()
+            .replace("cells = [40, 40]", "cells = [128, 128]");
+        let model = crate::scene::parse(&text, path, "cloth_on_sphere")
+            .unwrap()
+            .model;
+        let extent = Extent::of(&model);
+        assert!((extent.stiffness_ratio - 63.0).abs() < 1.0, "{extent:?}");
+        let mesh = Mesh {
+            nodes: model.num_nodes(),
+            springs: model.springs.len(),
+            dim: 3,
+            precision: GpuPrecision::F64,
+        };
+        assert_eq!(gpu_auto_choice(mesh, extent, &H200), GpuPre::BlockJacobi);
+        let stiff = Extent {
+            stiffness_ratio: f64::INFINITY,
+            ..extent
+        };
+        assert_eq!(gpu_auto_choice(mesh, stiff, &H200), GpuPre::VCycle);
+        let mut rungs = 0;
+        for entry in crate::bench::ladder::ladder(false) {
+            let model = entry.scene().unwrap().model;
+            if model.num_nodes() > 100_000 {
+                continue;
+            }
+            rungs += 1;
+            let extent = Extent::of(&model);
+            let stiff = Extent {
+                stiffness_ratio: f64::INFINITY,
+                ..extent
+            };
+            for pre in [GpuPre::BlockJacobi, GpuPre::Mas, GpuPre::VCycle] {
+                let (a, b) = (
+                    expected_cg(pre, model.dim, extent),
+                    expected_cg(pre, model.dim, stiff),
+                );
+                assert_eq!(
+                    a,
+                    b,
+                    "{} {pre:?}: β = {}",
+                    entry.name(),
+                    extent.stiffness_ratio
+                );
+            }
+        }
+        assert_eq!(rungs, 10);
     }
 
     /// The choice the H200's profile makes on the ladder matches what the H200
