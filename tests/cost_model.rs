@@ -180,3 +180,69 @@ fn the_extent_of_the_bundled_scenes() {
     let tets = of("scenes/tet_drop.toml");
     assert!(tets.volume, "{tets:?}");
 }
+
+// The GPU's `auto` (`backend::gpu::auto_choice`) on a scene and the ladder's rungs.
+
+/// An inertia-dominated cloth takes block-Jacobi: `cloth_on_sphere` at 128 cells
+/// (β ≈ 63) ran 124 ms per step with block-Jacobi on the H200 against 314 with the
+/// V-cycle that the size terms alone chose (BENCHMARKS.md, "Terms only for active
+/// pairs"). The ladders, stiffness-dominated, keep every expected count: the cap
+/// lies above the size term on each of their rungs.
+#[test]
+fn an_inertia_dominated_cloth_takes_block_jacobi() {
+    use springsim::backend::gpu::auto_choice::{expected_cg, gpu_auto_choice, Extent};
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/cloth_on_sphere.toml");
+    let text = std::fs::read_to_string(path)
+        .unwrap()
+        .replace("cells = [40, 40]", "cells = [128, 128]");
+    let model = springsim::scene::parse(&text, path, "cloth_on_sphere")
+        .unwrap()
+        .model;
+    let extent = Extent::of(&model);
+    assert!((extent.stiffness_ratio - 63.0).abs() < 1.0, "{extent:?}");
+    let mesh = Mesh {
+        nodes: model.num_nodes(),
+        springs: model.springs.len(),
+        dim: 3,
+        precision: GpuPrecision::F64,
+    };
+    assert_eq!(
+        gpu_auto_choice(mesh, extent, &cost_model::H200),
+        GpuPre::BlockJacobi
+    );
+    let stiff = Extent {
+        stiffness_ratio: f64::INFINITY,
+        ..extent
+    };
+    assert_eq!(
+        gpu_auto_choice(mesh, stiff, &cost_model::H200),
+        GpuPre::VCycle
+    );
+    let mut rungs = 0;
+    for entry in springsim::bench::ladder::ladder(false) {
+        let model = entry.scene().unwrap().model;
+        if model.num_nodes() > 100_000 {
+            continue;
+        }
+        rungs += 1;
+        let extent = Extent::of(&model);
+        let stiff = Extent {
+            stiffness_ratio: f64::INFINITY,
+            ..extent
+        };
+        for pre in [GpuPre::BlockJacobi, GpuPre::Mas, GpuPre::VCycle] {
+            let (a, b) = (
+                expected_cg(pre, model.dim, extent),
+                expected_cg(pre, model.dim, stiff),
+            );
+            assert_eq!(
+                a,
+                b,
+                "{} {pre:?}: β = {}",
+                entry.name(),
+                extent.stiffness_ratio
+            );
+        }
+    }
+    assert_eq!(rungs, 10);
+}

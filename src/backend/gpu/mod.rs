@@ -25,6 +25,7 @@ pub mod kernels;
 pub mod layout;
 pub mod mas;
 pub mod mas_cycle;
+mod pair_buffers;
 mod pair_friction;
 pub mod pipelines;
 pub mod probes;
