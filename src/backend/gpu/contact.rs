@@ -267,16 +267,20 @@ impl ContactPlan {
     /// The capacity after the broad phase found `found` pairs: the count with a
     /// quarter more headroom (never less than now).
     pub fn grown(&self, found: u32) -> u32 {
-        self.capacity
-            .max(found.saturating_add(found / 4).saturating_add(16))
+        self.capacity.max(with_headroom(found))
     }
 
     /// The term slots after an assembly found `active` pairs with terms: the count
     /// with a quarter more headroom (never less than now, never more than the list).
     pub fn grown_slots(&self, active: u32) -> u32 {
-        let want = active.saturating_add(active / 4).saturating_add(16);
-        self.term_slots.max(want.min(self.capacity))
+        self.term_slots
+            .max(with_headroom(active).min(self.capacity))
     }
+}
+
+/// `count` with a quarter more and 16 to spare: what a grown buffer holds.
+fn with_headroom(count: u32) -> u32 {
+    count.saturating_add(count / 4).saturating_add(16)
 }
 
 /// Appends per-query lists as the kernels read them: each list's start (one more at
@@ -311,16 +315,22 @@ impl super::GpuBackend {
     /// buffers until it fits; one readback per pass. Needed at setup and after the
     /// host writes positions; the direction checks keep the list current otherwise.
     pub(super) fn rebuild_pairs(&mut self) {
-        let Some(cap) = self.engine.contact.as_ref().map(|c| c.capacity) else {
+        if self.engine.contact.is_none() {
             return;
-        };
+        }
         self.engine.run(&super::kernels::broad_phase_static());
-        let bytes = self.engine.read_raw(|b| &b.pairs, 0, 8);
-        let found = u32::from_le_bytes(bytes[4..8].try_into().expect("4 bytes"));
-        self.engine.note_pairs_found(found);
-        if found > cap && self.engine.grow_pairs(found) {
+        if self.list_grew() {
             self.rebuild_pairs();
         }
+    }
+
+    /// Reads and records what the broad phase just run found (`pairs[1]`, one
+    /// readback) and grows the list where it overflowed: whether it grew (then the
+    /// caller runs the broad phase again).
+    pub(super) fn list_grew(&mut self) -> bool {
+        let found = self.engine.read_word(|b| &b.pairs, 1);
+        self.engine.note_pairs_found(found);
+        self.pairs_overflowed() && self.engine.grow_pairs(found)
     }
 
     /// Whether the last assembly read back found more pairs with terms than the term
@@ -340,10 +350,7 @@ impl super::GpuBackend {
         if self.engine.contact.is_none() {
             return;
         }
-        let bytes = self
-            .engine
-            .read_raw(|b| &b.contact_grid, 4 * GRID_TERMS_USED, 4);
-        self.engine.terms_found = u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes"));
+        self.engine.terms_found = self.engine.read_word(|b| &b.contact_grid, GRID_TERMS_USED);
         if self.terms_overflowed() && self.engine.grow_term_slots(self.engine.terms_found) {
             self.run_assembly(list);
         }

@@ -15,12 +15,11 @@ impl super::engine::Engine {
         let Some(old) = self.contact.clone() else {
             return false;
         };
+        // the list only grows, so the term slots stay within it
         let mut next = old.clone();
         next.capacity = old.grown(found);
-        next.term_slots = old.term_slots.min(next.capacity);
-        let mut exact = next.clone();
+        let mut exact = old.clone();
         exact.capacity = found.max(old.capacity);
-        exact.term_slots = old.term_slots.min(exact.capacity);
         let what = format!("contact between bodies needs room for {found} pairs");
         self.resize_pairs(next, exact, &what, |p| p.growths += 1)
     }

@@ -50,8 +50,7 @@ impl GpuBackend {
             return vec![];
         }
         // the candidates (pairs[2]); the lagged friction pairs follow them
-        let head = self.engine.read_raw(|b| &b.pairs, 0, 12);
-        let count = u32::from_le_bytes(head[8..12].try_into().expect("4 bytes")) as u64;
+        let count = self.engine.read_word(|b| &b.pairs, 2) as u64;
         if count == 0 {
             return vec![];
         }
@@ -217,15 +216,10 @@ impl Probe for GpuBackend {
 
     fn direction_summary(&mut self) -> (f64, f64) {
         let s = DirectionSummary::from(self.engine.reduce(&self.solve.direction_stats));
-        if self.engine.contact.is_some() {
-            // the swept list may hold more pairs than the one built at x: grow it
-            // and check again, as a Newton iteration's direction check does
-            let bytes = self.engine.read_raw(|b| &b.pairs, 0, 8);
-            let found = u32::from_le_bytes(bytes[4..8].try_into().expect("4 bytes"));
-            self.engine.note_pairs_found(found);
-            if self.pairs_overflowed() && self.engine.grow_pairs(found) {
-                return self.direction_summary();
-            }
+        // the swept list may hold more pairs than the one built at x: grow it and
+        // check again, as a Newton iteration's direction check does
+        if self.engine.contact.is_some() && self.list_grew() {
+            return self.direction_summary();
         }
         (s.norm, s.ccd_bound)
     }

@@ -47,6 +47,16 @@ impl Engine {
             .write_buffer(buffer(&self.buffers), at, &bytes);
     }
 
+    /// The u32 word `index` of `buffer` (one readback; for counts the kernels leave).
+    pub fn read_word(
+        &mut self,
+        buffer: fn(&BufferSet<wgpu::Buffer>) -> &wgpu::Buffer,
+        index: u64,
+    ) -> u32 {
+        let bytes = self.read_raw(buffer, 4 * index, 4);
+        u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes"))
+    }
+
     /// `size` bytes of `buffer` from `offset`, through a staging buffer of their own
     /// (for probes; the stepping path reads through the fixed staging buffers).
     pub fn read_raw(
