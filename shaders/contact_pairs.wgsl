@@ -20,11 +20,6 @@
 // which only a friction lag rewrites (pair_friction.wgsl).
 const PAIR_LIST: u32 = 4u;
 const PAIR_WORDS: u32 = 7u;
-// Pair kinds, in the order of collision::PairKind: point–edge [vertex node, edge],
-// point–triangle [vertex node, face], edge–edge [edge, edge] with a < b.
-const KIND_POINT_EDGE: u32 = 0u;
-const KIND_POINT_TRIANGLE: u32 = 1u;
-const KIND_EDGE_EDGE: u32 = 2u;
 // Set in the kind word of a lagged friction pair's record.
 const FRICTION_BIT: u32 = 4u;
 // Reals per slot of `pair_terms`: an active pair's gradient (up to 12), then its

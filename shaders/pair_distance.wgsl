@@ -3,6 +3,12 @@
 // closest points' coefficients that pair_derivatives.wgsl differentiates.
 // #import precision.wgsl
 
+// Pair kinds, in the order of collision::PairKind: point–edge [vertex node, edge],
+// point–triangle [vertex node, face], edge–edge [edge, edge] with a < b.
+const KIND_POINT_EDGE: u32 = 0u;
+const KIND_POINT_TRIANGLE: u32 = 1u;
+const KIND_EDGE_EDGE: u32 = 2u;
+
 // sin² of the angle below which two directions count as parallel (twin of
 // collision::distance::NEARLY_PARALLEL_SIN_SQ): no line–line or point–plane case.
 const NEARLY_PARALLEL_SIN_SQ: real = 1e-14;

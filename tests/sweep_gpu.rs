@@ -51,22 +51,24 @@ fn check_variant(dir: &std::path::Path) -> serde_json::Value {
 #[test]
 fn gpu_sweeps_run_batched_and_alone_where_a_batch_cannot_hold_a_variant() {
     let out = temp_dir("sweep_gpu_batched").join("o");
-    let Some(stderr) = gpu_sweep(&out, &["--vary", "contact.self_contact=false,true"]) else {
+    // Contact within the square (self_contact, on by default) batches; MAS does not.
+    let Some(stderr) = gpu_sweep(&out, &["--vary", "solver.preconditioner=block-jacobi,mas"])
+    else {
         return;
     };
     assert!(stderr.contains("in GPU batches of up to 1024"), "{stderr}");
     // The user is told which variants run one at a time, and why.
     assert!(
         stderr.contains("sweep: 2 of 4 variant(s) run one at a time on the GPU backend")
-            && stderr.contains("contact between or within bodies"),
+            && stderr.contains("multilevel preconditioners"),
         "{stderr}"
     );
     let mut steps = Vec::new();
     for (dir, batched) in [
-        ("000-kappa=1e4-self_contact=false", true),
-        ("001-kappa=1e4-self_contact=true", false),
-        ("002-kappa=1e5-self_contact=false", true),
-        ("003-kappa=1e5-self_contact=true", false),
+        ("000-kappa=1e4-preconditioner=block-jacobi", true),
+        ("001-kappa=1e4-preconditioner=mas", false),
+        ("002-kappa=1e5-preconditioner=block-jacobi", true),
+        ("003-kappa=1e5-preconditioner=mas", false),
     ] {
         let s = check_variant(&out.join(dir));
         let device = s["device"].as_str().unwrap();
@@ -79,10 +81,7 @@ fn gpu_sweeps_run_batched_and_alone_where_a_batch_cannot_hold_a_variant() {
     assert!(!table.contains("failed"), "{table}");
     // The batched runs match the same variants alone (`--batch 1`, one process each).
     let alone = temp_dir("sweep_gpu_alone").join("o");
-    let Some(stderr) = gpu_sweep(
-        &alone,
-        &["--set", "contact.self_contact=false", "--batch", "1"],
-    ) else {
+    let Some(stderr) = gpu_sweep(&alone, &["--batch", "1"]) else {
         return;
     };
     assert!(stderr.contains("1 at a time"), "{stderr}");

@@ -5,8 +5,10 @@
 // (energy/*.wgsl, wall.wgsl, integrator.wgsl) and the CPU's PCG (src/pcg.rs) with
 // block-Jacobi; only the loops over a variant's nodes and springs are this file's,
 // those over its walls (plane and implicit) ensemble/walls.wgsl's and its wall
-// friction ensemble/friction.wgsl's. Scenes with contact between bodies run alone.
+// friction ensemble/friction.wgsl's, its contact pairs' (2D point–edge)
+// ensemble/pairs.wgsl's.
 // #import ensemble/friction.wgsl
+// #import ensemble/pairs.wgsl
 
 fn advance(vt: Variant, lid: u32) {
     let a = arg(vt.index, A_ADVANCE_ALPHA);
@@ -79,7 +81,9 @@ fn diagnostics(vt: Variant, lid: u32) {
         sums.z += spring_energy(load_spring(vt.spring_off + s));
     }
     let total = reduce_sum(lid, sums);
-    let low = reduce_max(lid, vec4<real>(-dmin, 0.0, 0.0, 0.0));
+    let ps = pairs_stats(vt, lid);
+    let low = reduce_max(lid, vec4<real>(-dmin, -ps.y, 0.0, 0.0));
+    let near = reduce_sum(lid, vec4<real>(ps.x, 0.0, 0.0, 0.0));
     if (vt.friction_slots > 0u) {
         var fs = vec4<real>(0.0);
         for (var i = lid; i < vt.nodes; i += WGE) {
@@ -99,6 +103,8 @@ fn diagnostics(vt: Variant, lid: u32) {
         put(vt.index, Q_ELASTIC, total.z);
         put(vt.index, Q_BARRIER, total.w);
         put(vt.index, Q_MIN_DISTANCE, -low.x);
+        put(vt.index, Q_PAIRS, near.x);
+        put(vt.index, Q_MIN_PAIR_DISTANCE, -low.y);
     }
 }
 
@@ -118,6 +124,9 @@ fn energy(vt: Variant, lid: u32) {
     for (var s = lid; s < vt.springs; s += WGE) {
         e += vt.weight * spring_energy(load_spring(vt.spring_off + s));
     }
+    let pe = pairs_energy(vt, lid);
+    e += vt.weight * pe.x;
+    bad = max(bad, pe.y);
     let total = reduce_sum(lid, vec4<real>(e, 0.0, 0.0, 0.0));
     let flags = reduce_max(lid, vec4<real>(bad, 0.0, 0.0, 0.0));
     if (lid == 0u) {
@@ -150,6 +159,9 @@ fn trial(vt: Variant, lid: u32, alpha: real) {
         let delta = alpha * (load_vec(S_P, sp.a) - load_vec(S_P, sp.b));
         de += vt.weight * spring_value_change(load_vec(S_X, sp.a) - load_vec(S_X, sp.b), delta, sp.l2, sp.k);
     }
+    let pc = pairs_change(vt, lid, alpha);
+    de += vt.weight * pc.x;
+    bad = max(bad, pc.y);
     let total = reduce_sum(lid, vec4<real>(de, 0.0, 0.0, 0.0));
     let flags = reduce_max(lid, vec4<real>(bad, 0.0, 0.0, 0.0));
     if (lid == 0u) {
@@ -199,12 +211,13 @@ fn matvec_node(vt: Variant, g: u32) -> vec3<real> {
         let dv = xi - load_vec(S_X, j);
         y += spring_hessian_apply(dv, spring_hessian(dv, sp.l2, sp.k), di - load_vec(S_D, j));
     }
-    return sym_apply(load_sym(0u, g), di) + vt.weight * y;
+    return sym_apply(load_sym(0u, g), di) + vt.weight * y + pair_couplings(g);
 }
 
 // The Newton system at x: r = −∇E, each node's Newton block (mass and walls) and
 // its block-Jacobi inverse (with its springs' blocks); p = 0.
 fn assemble(vt: Variant, lid: u32) {
+    assemble_pairs(vt, lid);
     let adj = adj_u;
     for (var i = lid; i < vt.nodes; i += WGE) {
         let g = vt.node_off + i;
@@ -233,8 +246,9 @@ fn assemble(vt: Variant, lid: u32) {
             sgrad += spring_gradient(dv, sp.l2, sp.k);
             sblock = sym_add(sblock, spring_hessian_block(dv, spring_hessian(dv, sp.l2, sp.k)));
         }
-        store_vec(S_R, g, -(m * (dx - load_vec(S_PRED, g)) + vt.weight * grad) - vt.weight * sgrad);
-        let nb = Sym(vec3<real>(m) + vt.weight * h.diag, vt.weight * h.off);
+        let pg = pair_gather(g);
+        store_vec(S_R, g, -(m * (dx - load_vec(S_PRED, g)) + vt.weight * grad) - vt.weight * sgrad - pg.grad);
+        let nb = Sym(vec3<real>(m) + vt.weight * h.diag + pg.hess.diag, vt.weight * h.off + pg.hess.off);
         store_sym(0u, g, nb);
         store_sym(1u, g, sym_inverse(Sym(nb.diag + vt.weight * sblock.diag, nb.off + vt.weight * sblock.off), vt.dim));
     }
@@ -258,6 +272,10 @@ fn direction(vt: Variant, lid: u32) {
     var iterations = 0u;
     var converged = true;
     var rr: real = 0.0;
+    // whether CG left its loop by a break or by running to its cap: a loop that
+    // stopped otherwise was cut short by the device (llvmpipe caps the loop iterations
+    // of one invocation at about 65,535, and leaves the loop without a word)
+    var ended = true;
     if (b_norm > 0.0) {
         converged = false;
         part = vec4<real>(0.0);
@@ -273,8 +291,11 @@ fn direction(vt: Variant, lid: u32) {
         var rel: real = 1.0;
         rr = bb;
         iterations = vt.cg_max;
+        ended = false;
         for (var it = 0u; it < vt.cg_max; it++) {
             storageBarrier();
+            iterations = it + 1u;
+            ended = iterations == vt.cg_max;
             part = vec4<real>(0.0);
             for (var i = lid; i < vt.nodes; i += WGE) {
                 let g = vt.node_off + i;
@@ -287,6 +308,7 @@ fn direction(vt: Variant, lid: u32) {
                 // a direction of zero curvature: nothing more to gain along it
                 iterations = it + 1u;
                 converged = rel <= eta;
+                ended = true;
                 break;
             }
             let alpha = rz / dq;
@@ -307,6 +329,7 @@ fn direction(vt: Variant, lid: u32) {
             if (rel <= eta) {
                 iterations = it + 1u;
                 converged = true;
+                ended = true;
                 break;
             }
             let beta = sums.y / rz;
@@ -332,6 +355,7 @@ fn direction(vt: Variant, lid: u32) {
         if (any(ap > vec3<real>(NEAR_ULPS * scale))) { stats.z = 1.0; }
         stats.w = max(stats.w, -wall_ccd_bound(vt, xi, pi));
     }
+    stats.w = max(stats.w, pairs_ccd_negated(vt, lid));
     let s = reduce_max(lid, stats);
     let ccd = min(-s.w, 1.0);
     if (lid == 0u) {
@@ -343,6 +367,7 @@ fn direction(vt: Variant, lid: u32) {
         put(v, Q_RHS, b_norm);
         put(v, Q_RR, rr);
         put(v, Q_CCD, ccd);
+        put(v, Q_LOOP_CUT, select(real(1.0), real(0.0), ended));
     }
     if (ccd > 0.0) {
         trial(vt, lid, ccd);

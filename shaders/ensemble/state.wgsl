@@ -5,14 +5,18 @@
 // uints: a header (H_* below), then per variant VU u32s (V_*), then every spring's
 //   end nodes (global indices), then the node → springs CSR over the batch's nodes
 //   (total + 1 offsets into `uints`, then the spring indices), then each variant's
-//   implicit walls as indices of the batch's generated wall code (implicit/wall.wgsl).
+//   implicit walls as indices of the batch's generated wall code (implicit/wall.wgsl),
+//   then every contact pair's nodes (point, edge ends; global), then the node → pairs
+//   CSR (total + 1 offsets into `uints`, then entries pair × 4 + slot).
 // reals: per variant VR reals (R_*), then per node (mass, contact area, fixed 0/1, 0),
 //   per spring (rest length², stiffness), per plane wall (origin xyz, normal xyz),
 //   then per variant with friction μ of each wall (plane, then implicit).
 // ops, args: what each variant asks of this round (OP_* flags; A_* arguments).
 // state: NV node vectors of total × 3 reals (S_*), then per node 12 reals: its
 //   Newton block (diag xyz, off xyz) and its block-Jacobi inverse, then per variant
-//   with friction its nodes' lagged contacts, one per wall (normal xyz, λ).
+//   with friction its nodes' lagged contacts, one per wall (normal xyz, λ), then per
+//   contact pair PAIR_REALS reals, then per node its active pairs' count and, in the
+//   incidence CSR's shape, their entries (ensemble/pairs.wgsl).
 // results: per variant RS reals (Q_*) the host reads back after the round.
 // #import common.wgsl
 // #import energy/spring.wgsl
@@ -46,9 +50,13 @@ const H_WALLS_R: u32 = 8u;
 const H_DIM: u32 = 9u;
 const H_IMPLICIT_U: u32 = 10u;
 const H_MU_R: u32 = 11u;
+const H_PAIRS_U: u32 = 12u;
+const H_PAIR_ADJ_U: u32 = 13u;
+const H_PAIR_TERMS_S: u32 = 14u;
+const H_PAIR_ACTIVE_S: u32 = 15u;
 
 // A variant's u32 record.
-const VU: u32 = 14u;
+const VU: u32 = 16u;
 const V_NODE_OFF: u32 = 0u;
 const V_NODES: u32 = 1u;
 const V_SPRING_OFF: u32 = 2u;
@@ -63,6 +71,8 @@ const V_IMPLICIT: u32 = 10u;
 const V_FRICTION_SLOTS: u32 = 11u;
 const V_MU_OFF: u32 = 12u;
 const V_LAG_OFF: u32 = 13u;
+const V_PAIR_OFF: u32 = 14u;
+const V_PAIRS: u32 = 15u;
 
 // A variant's real record.
 const VR: u32 = 12u;
@@ -115,7 +125,7 @@ const A_SAFEGUARD: u32 = 9u;
 const A_ETA_MAX: u32 = 10u;
 
 // A variant's results.
-const RS: u32 = 24u;
+const RS: u32 = 25u;
 const Q_ENERGY: u32 = 0u;
 const Q_ENERGY_BAD: u32 = 1u;
 const Q_KINETIC: u32 = 2u;
@@ -128,6 +138,7 @@ const Q_CG_ITERATIONS: u32 = 8u;
 const Q_CG_CONVERGED: u32 = 9u;
 const Q_BELOW: u32 = 10u;
 const Q_NEAR: u32 = 11u;
+const Q_PAIRS: u32 = 12u;
 const Q_RHS: u32 = 13u;
 const Q_RR: u32 = 14u;
 const Q_CCD: u32 = 15u;
@@ -138,6 +149,9 @@ const Q_LAMBDA_CHANGE: u32 = 19u;
 const Q_STICKING: u32 = 20u;
 const Q_SLIDING: u32 = 21u;
 const Q_DISSIPATION: u32 = 22u;
+const Q_MIN_PAIR_DISTANCE: u32 = 23u;
+// 1 where the direction's CG loop was cut short by the device (round.wgsl).
+const Q_LOOP_CUT: u32 = 24u;
 
 // The header, copied into registers once per invocation (load_header): every node
 // and spring access needs some of it.
@@ -151,6 +165,10 @@ var<private> springs_r: u32;
 var<private> walls_r: u32;
 var<private> implicit_u: u32;
 var<private> mu_r: u32;
+var<private> pairs_u: u32;
+var<private> pair_adj_u: u32;
+var<private> pair_terms_s: u32;
+var<private> pair_active_s: u32;
 
 fn load_header() {
     total_nodes = uints[H_TOTAL_NODES];
@@ -163,6 +181,10 @@ fn load_header() {
     walls_r = uints[H_WALLS_R];
     implicit_u = uints[H_IMPLICIT_U];
     mu_r = uints[H_MU_R];
+    pairs_u = uints[H_PAIRS_U];
+    pair_adj_u = uints[H_PAIR_ADJ_U];
+    pair_terms_s = uints[H_PAIR_TERMS_S];
+    pair_active_s = uints[H_PAIR_ACTIVE_S];
 }
 
 // What a workgroup knows of its variant.
@@ -182,6 +204,8 @@ struct Variant {
     friction_slots: u32,
     mu_off: u32,
     lag_off: u32,
+    pair_off: u32,
+    pairs: u32,
     dim: u32,
     dt: real,
     weight: real,
@@ -197,7 +221,7 @@ fn load_variant(v: u32) -> Variant {
     return Variant(v, uints[u + V_NODE_OFF], uints[u + V_NODES], uints[u + V_SPRING_OFF], uints[u + V_SPRINGS],
         uints[u + V_WALL_OFF], uints[u + V_WALLS], uints[u + V_BARRIER], uints[u + V_INTEGRATOR], uints[u + V_CG_MAX],
         uints[u + V_IMPLICIT_OFF], uints[u + V_IMPLICIT], uints[u + V_FRICTION_SLOTS], uints[u + V_MU_OFF],
-        uints[u + V_LAG_OFF], uints[H_DIM], reals[r + R_DT], reals[r + R_WEIGHT], reals[r + R_KAPPA], reals[r + R_DHAT], g);
+        uints[u + V_LAG_OFF], uints[u + V_PAIR_OFF], uints[u + V_PAIRS], uints[H_DIM], reals[r + R_DT], reals[r + R_WEIGHT], reals[r + R_KAPPA], reals[r + R_DHAT], g);
 }
 
 fn var_real(v: u32, k: u32) -> real {

@@ -4,6 +4,7 @@
 //! A round is one dispatch, one submission and one readback for the whole batch.
 
 use super::layout::{layout, real_bytes, reals_bytes, variant_bytes, BLOCK_REALS, LAG_REALS, NV};
+use super::pairs::{pair_count, MAX_PAIRS, PAIR_REALS};
 use crate::backend::gpu::context::{GpuContext, Needs};
 use crate::backend::gpu::readback::{decode_reals, map_and_read};
 use crate::backend::gpu::{shaders, GpuOptions};
@@ -14,7 +15,7 @@ use wgpu::util::DeviceExt;
 /// Arguments per variant and round (`NA`).
 pub const NA: usize = 12;
 /// Results per variant (`RS`).
-pub const RS: usize = 24;
+pub const RS: usize = 25;
 /// Most workgroups along x of one dispatch (wgpu's limit); beyond, a second dimension.
 const MAX_GROUPS_X: u32 = 65535;
 
@@ -55,18 +56,26 @@ pub struct EnsembleDevice {
 /// Why a model cannot run in a batch (then it runs alone), or `None`.
 pub fn unsupported(model: &Model) -> Option<String> {
     use crate::linear_solver::PreconditionerKind as P;
-    let (why, hint) = if matches!(model.solver.preconditioner, P::Mas | P::Multigrid) {
-        ("the multilevel preconditioners", "")
-    } else if model.self_contact.enabled && !model.collision.is_empty() {
-        // (particles alone have no primitives: nothing between them to contact)
-        (
-            "contact between or within bodies",
-            " (contact.self_contact=false batches a scene whose bodies cannot meet)",
+    // (particles alone have no primitives: nothing between them to contact)
+    let pairs = super::pairs::has_pairs(model);
+    let why = if matches!(model.solver.preconditioner, P::Mas | P::Multigrid) {
+        return Some("batched GPU runs do not support the multilevel preconditioners yet".into());
+    } else if pairs && model.dim == 3 {
+        "contact between or within bodies in 3D".to_string()
+    } else if pairs && model.self_contact.friction > 0.0 {
+        "friction between bodies (contact.self_friction)".to_string()
+    } else if pair_count(model) > MAX_PAIRS {
+        format!(
+            "more than {MAX_PAIRS} point–edge pairs (this scene has up to {})",
+            pair_count(model)
         )
     } else {
         return None;
     };
-    Some(format!("batched GPU runs do not support {why} yet{hint}"))
+    Some(format!(
+        "batched GPU runs do not support {why} yet \
+         (contact.self_contact=false batches a scene whose bodies cannot meet)"
+    ))
 }
 
 impl EnsembleDevice {
@@ -84,7 +93,11 @@ impl EnsembleDevice {
             ));
         }
         let lay = layout(models);
-        let state_len = lay.total_nodes * (3 * NV + BLOCK_REALS) + LAG_REALS * lay.total_lags;
+        let state_len = lay.total_nodes * (3 * NV + BLOCK_REALS)
+            + LAG_REALS * lay.total_lags
+            + PAIR_REALS * lay.total_pairs
+            + lay.total_nodes
+            + lay.pair_entries;
         let needs = |p: GpuPrecision| -> Result<Needs, String> {
             let rb = real_bytes(p);
             let largest = (state_len as u64 * rb)
@@ -245,6 +258,26 @@ impl EnsembleDevice {
         self.submissions += 1;
         self.readbacks += 1;
         decode_reals(&map_and_read(&self.ctx.device, &self.staging, len), rb)
+    }
+
+    /// The whole `state` buffer (layout in `shaders/ensemble/state.wgsl`), for tests
+    /// that compare what a round stored with its CPU twin (one submission and one
+    /// readback).
+    pub fn read_state(&mut self) -> Vec<f64> {
+        let rb = real_bytes(self.ctx.precision);
+        let len = self.state.size();
+        let staging = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("ensemble state readback"),
+            size: len,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&self.state, 0, &staging, 0, len);
+        self.ctx.queue.submit([enc.finish()]);
+        self.submissions += 1;
+        self.readbacks += 1;
+        decode_reals(&map_and_read(&self.ctx.device, &staging, len), rb)
     }
 
     /// Every node's positions and velocities, `total × 3` each (one submission and

@@ -2,13 +2,14 @@
 //! `shaders/ensemble/state.wgsl`) and how many bytes each variant takes.
 
 use super::device::{NA, RS};
+use super::pairs::{incidence, pairs_of, PAIR_REALS};
 use crate::energy::barrier::BarrierKind;
 use crate::implicit::ImplicitWall;
 use crate::model::{Integrator, Model};
 use crate::precision::GpuPrecision;
 
 /// u32s per variant record (`VU` in the shader).
-pub const VU: usize = 14;
+pub const VU: usize = 16;
 /// Reals per variant record (`VR`).
 pub const VR: usize = 12;
 /// Node vectors of the state buffer (`NV`).
@@ -16,17 +17,18 @@ pub const NV: usize = 11;
 /// Reals per node block pair (Newton block and its block-Jacobi inverse).
 pub const BLOCK_REALS: usize = 12;
 /// Header u32s of the `uints` buffer.
-const HEADER: usize = 12;
+const HEADER: usize = 16;
 /// Reals per lagged friction contact (unit normal xyz, λ) in `state`.
 pub const LAG_REALS: usize = 4;
 
 /// Device bytes a variant of `model` holds in a batch with reals of `real_bytes`
 /// bytes: its record, springs and adjacency (u32), its static and state reals, its
 /// arguments and results, and its op flag (its implicit walls' code is shared by the
-/// batch and not counted).
+/// batch and not counted), and its contact pairs (nodes, incidence and terms).
 pub fn variant_bytes(model: &Model, real_bytes: u64) -> u64 {
     let (n, s, w) = (model.num_nodes(), model.springs.len(), model.walls.len());
-    let words = VU + 2 * s + n + 2 * s + model.implicit_walls.len();
+    let pairs = pairs_of(model).len();
+    let words = VU + 2 * s + n + 2 * s + model.implicit_walls.len() + n + 6 * pairs;
     let slots = friction_slots(model);
     let reals = VR
         + 4 * n
@@ -34,6 +36,9 @@ pub fn variant_bytes(model: &Model, real_bytes: u64) -> u64 {
         + 6 * w
         + slots
         + n * (3 * NV + BLOCK_REALS + LAG_REALS * slots)
+        + PAIR_REALS * pairs
+        + n
+        + 3 * pairs
         + NA
         + RS;
     4 * words as u64 + real_bytes * reals as u64 + 4
@@ -82,6 +87,12 @@ pub struct Layout {
     /// Lagged friction contacts of the whole batch (`LAG_REALS` reals each in `state`,
     /// after the node blocks).
     pub total_lags: usize,
+    /// Contact pairs of the whole batch ([`PAIR_REALS`] reals each in `state`, after
+    /// the lagged contacts).
+    pub total_pairs: usize,
+    /// Node–pair incidence entries of the whole batch: after the pairs, `state` holds
+    /// per node its active pairs' count, then room for this many active entries.
+    pub pair_entries: usize,
     /// The batch's distinct implicit walls, in the order of the generated kernel code
     /// (`implicit_wall_*(w, …)`); a variant's walls are indices into it.
     pub implicit: Vec<ImplicitWall>,
@@ -120,7 +131,34 @@ pub fn layout(models: &[&Model]) -> Layout {
     let adj_u = springs_u + 2 * total_springs;
     let implicit_u = adj_u + total_nodes + 1 + total_adj;
     let total_implicit: usize = implicit_of.iter().map(Vec::len).sum();
-    let mut uints = vec![0u32; implicit_u + total_implicit];
+    // every variant's contact pairs, on global nodes, and each node's pairs
+    let mut pairs: Vec<[u32; 3]> = Vec::new();
+    let mut pair_ranges = Vec::with_capacity(models.len());
+    let mut first = 0u32;
+    for m in models {
+        let own = pairs_of(m);
+        pair_ranges.push((pairs.len(), own.len()));
+        pairs.extend(own.iter().map(|p| p.map(|i| i + first)));
+        first += m.num_nodes() as u32;
+    }
+    let (pair_offsets, pair_entries) = incidence(&pairs, total_nodes);
+    let pairs_u = implicit_u + total_implicit;
+    let pair_adj_u = pairs_u + 3 * pairs.len();
+    let mut uints = vec![0u32; pair_adj_u + total_nodes + 1 + pair_entries.len()];
+    for (t, p) in pairs.iter().enumerate() {
+        uints[pairs_u + 3 * t..pairs_u + 3 * t + 3].copy_from_slice(p);
+    }
+    let entries_u = pair_adj_u + total_nodes + 1;
+    for (i, &o) in pair_offsets.iter().enumerate() {
+        uints[pair_adj_u + i] = entries_u as u32 + o;
+    }
+    uints[entries_u..].copy_from_slice(&pair_entries);
+    let total_lags: usize = models
+        .iter()
+        .map(|m| m.num_nodes() * friction_slots(m))
+        .sum();
+    let pair_terms_s = total_nodes * (3 * NV + BLOCK_REALS) + LAG_REALS * total_lags;
+    let pair_active_s = pair_terms_s + PAIR_REALS * pairs.len();
     let var_r = 0;
     let nodes_r = VR * models.len();
     let springs_r = nodes_r + 4 * total_nodes;
@@ -142,6 +180,10 @@ pub fn layout(models: &[&Model]) -> Layout {
         dim,
         implicit_u,
         mu_r,
+        pairs_u,
+        pair_adj_u,
+        pair_terms_s,
+        pair_active_s,
     ];
     for (k, h) in header.iter().enumerate() {
         uints[k] = *h as u32;
@@ -171,6 +213,8 @@ pub fn layout(models: &[&Model]) -> Layout {
             friction_slots(m),
             mu_off,
             lag_off,
+            pair_ranges[v].0,
+            pair_ranges[v].1,
         ];
         for (k, x) in rec.iter().enumerate() {
             uints[var_u + v * VU + k] = *x as u32;
@@ -245,6 +289,8 @@ pub fn layout(models: &[&Model]) -> Layout {
         total_nodes,
         node_ranges,
         total_lags: lag_off,
+        total_pairs: pairs.len(),
+        pair_entries: pair_entries.len(),
         implicit,
     }
 }

@@ -47,6 +47,7 @@ const Q_CG_ITERATIONS: usize = 8;
 const Q_CG_CONVERGED: usize = 9;
 const Q_BELOW: usize = 10;
 const Q_NEAR: usize = 11;
+const Q_PAIRS: usize = 12;
 const Q_RHS: usize = 13;
 const Q_RR: usize = 14;
 const Q_CCD: usize = 15;
@@ -56,6 +57,12 @@ const Q_LAMBDA_CHANGE: usize = 19;
 const Q_STICKING: usize = 20;
 const Q_SLIDING: usize = 21;
 const Q_DISSIPATION: usize = 22;
+const Q_MIN_PAIR_DISTANCE: usize = 23;
+const Q_LOOP_CUT: usize = 24;
+
+/// How a variant's error begins where the device cut its CG loop short
+/// ([`super::run_jobs`] then runs the variant again alone).
+pub const LOOP_CUT: &str = "the device cut this variant's CG loop short in its batch";
 
 /// The stand-in for +∞ the kernels write (`BIG` in shaders/common.wgsl), read back.
 const BIG_READ: f64 = 2.9e38;
@@ -92,6 +99,10 @@ pub struct Member {
     rounds: u64,
     /// Whether the variant has wall friction (lagged contacts on the device).
     friction: bool,
+    /// Why the variant cannot go on, once (see [`NewtonSystem::failure`]).
+    failure: Option<String>,
+    /// `solver.cg_max_iterations`.
+    cg_max: u32,
 }
 
 impl Member {
@@ -122,6 +133,8 @@ impl Member {
             nodes: None,
             rounds: 0,
             friction: super::layout::friction_slots(model) > 0,
+            failure: None,
+            cg_max: model.solver.cg_max_iterations,
         }
     }
 
@@ -225,6 +238,14 @@ impl NewtonSystem for Member {
         // The η the device solved to, in f64 (the device's own differs by rounding).
         let eta = tolerance.relative(rhs_norm, self.per_residual);
         self.ccd = r[Q_CCD];
+        if r[Q_LOOP_CUT] != 0.0 {
+            self.failure = Some(format!(
+                "{LOOP_CUT}: it stopped after {} of at most {} iterations \
+                 without a word (llvmpipe caps the loop iterations of one shader invocation); \
+                 alone (`--batch 1`) the GPU backend's kernels have no such loop",
+                r[Q_CG_ITERATIONS], self.cg_max
+            ));
+        }
         self.trials.drop_speculative();
         if self.ccd > 0.0 {
             self.trials.speculate(self.ccd, Self::trial_of(&r));
@@ -253,6 +274,10 @@ impl NewtonSystem for Member {
         let de = Self::trial_of(&self.round(OP_TRIAL, false).results);
         self.trials.record(alpha, de);
         de
+    }
+
+    fn failure(&mut self) -> Option<String> {
+        self.failure.take()
     }
 
     fn advance(&mut self, alpha: f64) {
@@ -316,11 +341,15 @@ impl Backend for Member {
             } else {
                 dmin
             },
-            min_pair_distance: f64::INFINITY,
+            contact_pairs: r[Q_PAIRS] as u64,
+            min_pair_distance: if r[Q_MIN_PAIR_DISTANCE] >= BIG_READ {
+                f64::INFINITY
+            } else {
+                r[Q_MIN_PAIR_DISTANCE]
+            },
             sticking: r[Q_STICKING] as u64,
             sliding: r[Q_SLIDING] as u64,
             dissipation: r[Q_DISSIPATION],
-            ..Default::default()
         }
     }
 

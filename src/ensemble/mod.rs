@@ -8,7 +8,8 @@
 //! `shaders/ensemble/round.wgsl` (one workgroup per variant).
 //!
 //! Scope: plane and implicit walls with their friction, springs, gravity, either
-//! integrator, block-Jacobi PCG;
+//! integrator, block-Jacobi PCG, frictionless 2D contact between and within bodies
+//! ([`pairs`]);
 //! [`why_alone`] names what a variant needs beyond that (it then runs
 //! alone on the GPU backend).
 
@@ -16,6 +17,7 @@ pub mod device;
 pub mod layout;
 pub mod lockstep;
 pub mod member;
+pub mod pairs;
 
 use crate::precision::PrecisionChoice;
 use crate::run::{RunOptions, Summary};
@@ -107,8 +109,18 @@ pub fn run_jobs(
                 Ok(r) => {
                     totals.batches += 1;
                     totals.submissions += r.submissions;
-                    for (k, out) in r.outcomes.iter().enumerate() {
-                        done(members[start + k], out);
+                    for (k, out) in r.outcomes.into_iter().enumerate() {
+                        let i = members[start + k];
+                        // A variant whose CG loop the device cut short runs again alone.
+                        let out = match out {
+                            Err(e) if e.contains(member::LOOP_CUT) => {
+                                eprintln!("variant {i}: {e}: running it alone");
+                                totals.alone += 1;
+                                run_alone(&jobs[i])
+                            }
+                            out => out,
+                        };
+                        done(i, &out);
                     }
                 }
                 Err(e) => {

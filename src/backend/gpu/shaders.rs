@@ -24,6 +24,10 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../../../shaders/ensemble/walls.wgsl"),
     ),
     (
+        "ensemble/pairs.wgsl",
+        include_str!("../../../shaders/ensemble/pairs.wgsl"),
+    ),
+    (
         "precision/f32.wgsl",
         include_str!("../../../shaders/precision/f32.wgsl"),
     ),
