@@ -222,8 +222,8 @@ fn jobs_are_split_into_batches_and_what_a_batch_cannot_hold_runs_alone() {
     let root = common::new_temp_dir("ensemble_split");
     let scenes = variant_sets(5).iter().map(|s| square_drop(s)).collect();
     let mut jobs = jobs_of(&root, "jobs", scenes, 5);
-    // Contact within the body: not in a batch yet, so it runs alone.
-    jobs[3].scene.model.self_contact.enabled = true;
+    // MAS: not in a batch yet, so it runs alone.
+    jobs[3].scene.model.solver.preconditioner = springsim::linear_solver::PreconditionerKind::Mas;
     let mut seen = vec![None; jobs.len()];
     let totals = springsim::ensemble::run_jobs(&jobs, 2, |i, out| {
         seen[i] = Some(

@@ -52,7 +52,7 @@ fn check_variant(dir: &std::path::Path) -> serde_json::Value {
 fn gpu_sweeps_run_batched_and_alone_where_a_batch_cannot_hold_a_variant() {
     let out = temp_dir("sweep_gpu_batched").join("o");
     // Contact within the square (self_contact, on by default) batches; MAS does not.
-    let Some(stderr) = gpu_sweep(&out, &["--vary", "solver.preconditioner=block-jacobi,mas"])
+    let Some(stderr) = gpu_sweep(&out, &["--vary", "solver.preconditioner=block_jacobi,mas"])
     else {
         return;
     };
@@ -65,9 +65,9 @@ fn gpu_sweeps_run_batched_and_alone_where_a_batch_cannot_hold_a_variant() {
     );
     let mut steps = Vec::new();
     for (dir, batched) in [
-        ("000-kappa=1e4-preconditioner=block-jacobi", true),
+        ("000-kappa=1e4-preconditioner=block_jacobi", true),
         ("001-kappa=1e4-preconditioner=mas", false),
-        ("002-kappa=1e5-preconditioner=block-jacobi", true),
+        ("002-kappa=1e5-preconditioner=block_jacobi", true),
         ("003-kappa=1e5-preconditioner=mas", false),
     ] {
         let s = check_variant(&out.join(dir));
@@ -81,7 +81,15 @@ fn gpu_sweeps_run_batched_and_alone_where_a_batch_cannot_hold_a_variant() {
     assert!(!table.contains("failed"), "{table}");
     // The batched runs match the same variants alone (`--batch 1`, one process each).
     let alone = temp_dir("sweep_gpu_alone").join("o");
-    let Some(stderr) = gpu_sweep(&alone, &["--batch", "1"]) else {
+    let Some(stderr) = gpu_sweep(
+        &alone,
+        &[
+            "--set",
+            "solver.preconditioner=block_jacobi",
+            "--batch",
+            "1",
+        ],
+    ) else {
         return;
     };
     assert!(stderr.contains("1 at a time"), "{stderr}");

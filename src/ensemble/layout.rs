@@ -331,7 +331,7 @@ mod tests {
             [record(0), record(1), record(2), record(3)],
             [(0, 1), (1, 0), (1, 1), (2, 1)]
         );
-        assert_eq!(&lay.uints[implicit_u..], &[0, 0, 1]);
+        assert_eq!(&lay.uints[implicit_u..implicit_u + 3], &[0, 0, 1]);
         let src = crate::backend::gpu::shaders::source("ensemble/state.wgsl").unwrap();
         for line in [
             "const H_IMPLICIT_U: u32 = 10u;",
