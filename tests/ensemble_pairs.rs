@@ -299,3 +299,45 @@ fn a_cg_loop_the_device_cuts_short_fails_its_variant_with_the_reason() {
         assert_eq!(s.cg_iterations, cpu.cg_iterations, "{}", report.device);
     }
 }
+
+/// In f32 the batch's pairs take the GPU backend's Newton iterations and contact
+/// pairs alone, at every step through both landings.
+#[test]
+fn contact_between_bodies_in_an_f32_batch_steps_as_the_gpu_backend_does_alone() {
+    let root = common::new_temp_dir("ensemble_pairs_f32");
+    let scenes: Vec<Scene> = two_squares_sets(2)
+        .into_iter()
+        .map(|mut s| {
+            s.push("solver.precision=f32".into());
+            s.push("solver.preconditioner=block_jacobi".into());
+            scene("two_squares", &s)
+        })
+        .collect();
+    let jobs = jobs_of(&root, "batch", scenes, 40);
+    let Some(report) = batch_or_skip(&jobs, PrecisionChoice::F32) else {
+        return;
+    };
+    for (v, (out, job)) in report.outcomes.iter().zip(&jobs).enumerate() {
+        let s = out.as_ref().unwrap_or_else(|e| panic!("variant {v}: {e}"));
+        assert_eq!(s.status, "completed", "variant {v}");
+        // (not common::gpu_backend, which turns contact between bodies off)
+        let gpu = springsim::backend::gpu::GpuBackend::new(job.scene.model.clone())
+            .unwrap_or_else(|e| panic!("the batch ran, the backend must open: {e}"));
+        let alone = root.join(format!("alone/{v}"));
+        let opts = RunOptions {
+            out_dir: alone.clone(),
+            ..job.opts.clone()
+        };
+        springsim::run::run(&job.scene, Some(Box::new(gpu)), &opts).unwrap();
+        let (a, b) = (steps_csv(&job.opts.out_dir), steps_csv(&alone));
+        let col = |name: &str| a[0].iter().position(|c| c == name).unwrap();
+        let (newton, pairs) = (col("newton_iterations"), col("contact_pairs"));
+        let mut met = 0;
+        for (ra, rb) in a.iter().zip(&b).skip(1) {
+            assert_eq!(ra[newton], rb[newton], "variant {v} step {}: Newton", ra[0]);
+            assert_eq!(ra[pairs], rb[pairs], "variant {v} step {}: pairs", ra[0]);
+            met += usize::from(ra[pairs] != "0");
+        }
+        assert!(met > 0, "variant {v}: the bodies never came within d̂");
+    }
+}

@@ -333,6 +333,8 @@ fn pair_gather(g: u32) -> WallTerms {
             grad += vec3<real>(state[gi], state[gi + 1u], 0.0);
             let hi = base + 7u + 14u * l;
             h = sym_add(h, Sym(vec3<real>(state[hi], state[hi + 7u], 0.0), vec3<real>(state[hi + 1u], 0.0, 0.0)));
+            // exact in f32 too: a batch's entries stay below 2²⁴ (BATCH_BYTES holds
+            // under 400,000 pairs, a variant at most MAX_PAIRS)
             state[act + k] = real(entry);
             k++;
         }
