@@ -58,24 +58,26 @@ pub fn unsupported(model: &Model) -> Option<String> {
     use crate::linear_solver::PreconditionerKind as P;
     // (particles alone have no primitives: nothing between them to contact)
     let pairs = super::pairs::has_pairs(model);
-    let why = if matches!(model.solver.preconditioner, P::Mas | P::Multigrid) {
-        return Some("batched GPU runs do not support the multilevel preconditioners yet".into());
+    const MEET: &str = " (contact.self_contact=false batches a scene whose bodies cannot meet)";
+    let (why, hint) = if matches!(model.solver.preconditioner, P::Mas | P::Multigrid) {
+        ("the multilevel preconditioners".to_string(), "")
     } else if pairs && model.dim == 3 {
-        "contact between or within bodies in 3D".to_string()
+        ("contact between or within bodies in 3D".to_string(), MEET)
     } else if pairs && model.self_contact.friction > 0.0 {
-        "friction between bodies (contact.self_friction)".to_string()
+        (
+            "friction between bodies (contact.self_friction)".to_string(),
+            " (contact.self_friction=0 batches the contact without it)",
+        )
     } else if pair_count(model) > MAX_PAIRS {
-        format!(
-            "more than {MAX_PAIRS} point–edge pairs (this scene has up to {})",
-            pair_count(model)
+        let n = pair_count(model);
+        (
+            format!("more than {MAX_PAIRS} point–edge pairs (this scene has up to {n})"),
+            MEET,
         )
     } else {
         return None;
     };
-    Some(format!(
-        "batched GPU runs do not support {why} yet \
-         (contact.self_contact=false batches a scene whose bodies cannot meet)"
-    ))
+    Some(format!("batched GPU runs do not support {why} yet{hint}"))
 }
 
 impl EnsembleDevice {
