@@ -33,10 +33,6 @@ const NO_TERMS: u32 = 0xffffffffu;
 // last assembly needed, which the host reads back (contact::GRID_TERMS_USED).
 const HDR_TERMS: u32 = 3u;
 const HDR_TERMS_USED: u32 = 4u;
-// The share of its gap a pair keeps at the CCD bound (twin of
-// backend::cpu::self_contact::CCD_KEEP) and the iteration cap of additive CCD.
-const CCD_KEEP: real = 0.1;
-const CCD_MAX_ITERATIONS: u32 = 100000u;
 
 fn pair_capacity() -> u32 {
     return P.contact_pairs.x;
@@ -201,11 +197,6 @@ fn pair_node_count() -> u32 {
     return select(3u, 4u, P.dim == 3u);
 }
 
-// Nodes on the first side of a pair: the point, or edge a's two ends.
-fn first_side_nodes(kind: u32) -> u32 {
-    return select(1u, 2u, kind == KIND_EDGE_EDGE);
-}
-
 fn stacked_at(nodes: vec4<u32>, alpha: real) -> Stacked {
     var o: Stacked;
     for (var l = 0u; l < pair_node_count(); l++) {
@@ -265,56 +256,15 @@ fn pair_barrier_value(area: real, dsq: real) -> real {
     return barrier_value(P.barrier_kind, P.kappa, P.dhat, area, sqrt(max(dsq, 0.0)));
 }
 
-// l_p (m): the largest node displacement on the first side plus the largest on the
-// other, after taking out the pair's mean displacement. Twin of
-// collision::ccd::displacement_bound.
+// l_p (m) of pair moving by q (stacked_displacement_bound, pair_distance.wgsl).
 fn displacement_bound(kind: u32, q: Stacked) -> real {
-    let k = pair_node_count();
-    var mean = vec3<real>(0.0);
-    for (var l = 0u; l < k; l++) { mean += q.s[l]; }
-    mean = mean / real(k);
-    var side0: real = 0.0;
-    var side1: real = 0.0;
-    let split = first_side_nodes(kind);
-    for (var l = 0u; l < k; l++) {
-        let u = q.s[l] - mean;
-        if (l < split) { side0 = max(side0, dot(u, u)); } else { side1 = max(side1, dot(u, u)); }
-    }
-    return sqrt(side0) + sqrt(side1);
+    return stacked_displacement_bound(kind, pair_node_count(), q);
 }
 
-// Additive CCD of pair t (twin of collision::ccd::additive_ccd with ξ = 0, keep =
-// CCD_KEEP, t_max = 1): the largest t ∈ [0, 1] such that the pair moving from x to
-// x + t p keeps at least CCD_KEEP of its gap.
+// Additive CCD of pair t along p (additive_ccd, pair_distance.wgsl).
 fn pair_ccd(pair: u32) -> real {
-    let kind = pair_kind(pair);
     let nodes = pair_nodes(pair);
-    let x0 = stacked_x(nodes);
     var q: Stacked;
     for (var l = 0u; l < pair_node_count(); l++) { q.s[l] = load_p(nodes[l]); }
-    let d0_sq = stacked_distance_sq(kind, x0);
-    if (d0_sq <= 0.0) { return 0.0; }
-    let lp = displacement_bound(kind, q);
-    if (lp == 0.0) { return 1.0; }
-    let goal = CCD_KEEP * (d0_sq / sqrt(d0_sq));
-    var t: real = 0.0;
-    var gap = d0_sq / sqrt(d0_sq);
-    for (var it = 0u; it < CCD_MAX_ITERATIONS; it++) {
-        let first = it == 0u;
-        let eta = select(real(0.9), 1.0 - CCD_KEEP, first);
-        var t_next = t + eta * gap / lp;
-        let at_end = t_next >= 1.0;
-        if (at_end) { t_next = 1.0; }
-        if (!(t_next > t)) { return t; }
-        var y: Stacked;
-        for (var l = 0u; l < pair_node_count(); l++) { y.s[l] = x0.s[l] + t_next * q.s[l]; }
-        let dsq = stacked_distance_sq(kind, y);
-        let new_gap = dsq / sqrt(dsq);
-        let passed = select(new_gap >= goal, new_gap > 0.0, first);
-        if (!passed) { return t; }
-        t = t_next;
-        gap = new_gap;
-        if (at_end) { return 1.0; }
-    }
-    return t;
+    return additive_ccd(pair_kind(pair), pair_node_count(), stacked_x(nodes), q);
 }

@@ -149,3 +149,62 @@ fn stacked_distance_sq(kind: u32, st: Stacked) -> real {
     return pair_closest(kind, st).dsq;
 }
 
+
+// The share of its gap a pair keeps at the CCD bound (twin of
+// backend::cpu::self_contact::CCD_KEEP) and the iteration cap of additive CCD.
+const CCD_KEEP: real = 0.1;
+const CCD_MAX_ITERATIONS: u32 = 100000u;
+
+// Nodes on the first side of a pair: the point, or edge a's two ends.
+fn first_side_nodes(kind: u32) -> u32 {
+    return select(1u, 2u, kind == KIND_EDGE_EDGE);
+}
+
+// l_p (m): the largest displacement q of a node on the first side plus the largest on
+// the other, after taking out the pair's mean displacement; k nodes. Twin of
+// collision::ccd::displacement_bound.
+fn stacked_displacement_bound(kind: u32, k: u32, q: Stacked) -> real {
+    var mean = vec3<real>(0.0);
+    for (var l = 0u; l < k; l++) { mean += q.s[l]; }
+    mean = mean / real(k);
+    var side0: real = 0.0;
+    var side1: real = 0.0;
+    let split = first_side_nodes(kind);
+    for (var l = 0u; l < k; l++) {
+        let u = q.s[l] - mean;
+        if (l < split) { side0 = max(side0, dot(u, u)); } else { side1 = max(side1, dot(u, u)); }
+    }
+    return sqrt(side0) + sqrt(side1);
+}
+
+// Additive CCD of a pair of k nodes at x0 moving by q (twin of
+// collision::ccd::additive_ccd with ξ = 0, keep = CCD_KEEP, t_max = 1): the largest
+// t ∈ [0, 1] such that the pair moving from x0 to x0 + t q keeps at least CCD_KEEP of
+// its gap.
+fn additive_ccd(kind: u32, k: u32, x0: Stacked, q: Stacked) -> real {
+    let d0_sq = stacked_distance_sq(kind, x0);
+    if (d0_sq <= 0.0) { return 0.0; }
+    let lp = stacked_displacement_bound(kind, k, q);
+    if (lp == 0.0) { return 1.0; }
+    let goal = CCD_KEEP * (d0_sq / sqrt(d0_sq));
+    var t: real = 0.0;
+    var gap = d0_sq / sqrt(d0_sq);
+    for (var it = 0u; it < CCD_MAX_ITERATIONS; it++) {
+        let first = it == 0u;
+        let eta = select(real(0.9), 1.0 - CCD_KEEP, first);
+        var t_next = t + eta * gap / lp;
+        let at_end = t_next >= 1.0;
+        if (at_end) { t_next = 1.0; }
+        if (!(t_next > t)) { return t; }
+        var y: Stacked;
+        for (var l = 0u; l < k; l++) { y.s[l] = x0.s[l] + t_next * q.s[l]; }
+        let dsq = stacked_distance_sq(kind, y);
+        let new_gap = dsq / sqrt(dsq);
+        let passed = select(new_gap >= goal, new_gap > 0.0, first);
+        if (!passed) { return t; }
+        t = t_next;
+        gap = new_gap;
+        if (at_end) { return 1.0; }
+    }
+    return t;
+}

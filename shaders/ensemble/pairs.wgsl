@@ -2,11 +2,12 @@
 // every pair a variant may ever need (src/ensemble/pairs.rs), so none is dropped, and
 // each evaluation goes over all of them: a pair beyond d̂ adds nothing, so the sums
 // are those over the GPU backend's broad-phase list. The formulas are the backend's:
-// pair_distance.wgsl's case selection, energy/barrier.wgsl, and the twins below of
-// contact_pairs.wgsl's additive CCD and pair_candidates.wgsl's near filter. A pair's
-// Hessian is projected onto the PSD cone in the three-dimensional space that holds it
-// (store_pair_terms), not by a 6 × 6 Jacobi sweep over private arrays: lavapipe
-// returned zero blocks for whole SIMD groups of pairs with those in a batch's kernel.
+// pair_distance.wgsl's case selection and additive CCD, energy/barrier.wgsl, and the
+// twin below of pair_candidates.wgsl's near filter. A pair's Hessian is projected
+// onto the PSD cone in the three-dimensional space that holds it (store_pair_terms),
+// not by a 6 × 6 Jacobi sweep: no private arrays, and a few loop iterations where
+// the sweep takes hundreds (llvmpipe caps an invocation's loop iterations: see
+// pair_gather).
 // State per pair (PAIR_REALS reals at pair_terms_s): 1 where the pair was active at the
 // last assembly (else 0, and nothing more is read), its weighted gradient (3 nodes ×
 // 2), its weighted projected Hessian (6 × 6, row-major).
@@ -14,10 +15,7 @@
 // #import pair_distance.wgsl
 
 const PAIR_REALS: u32 = 43u;
-// Twins of contact_pairs.wgsl's CCD_KEEP and CCD_MAX_ITERATIONS, and of
-// pair_candidates.wgsl's NEAR_REACH.
-const ENS_CCD_KEEP: real = 0.1;
-const ENS_CCD_MAX_ITERATIONS: u32 = 100000u;
+// Twin of pair_candidates.wgsl's NEAR_REACH.
 const ENS_NEAR_REACH: real = 1.01;
 
 // Global nodes of pair t: the point, the edge's two ends.
@@ -109,14 +107,9 @@ fn pairs_stats(vt: Variant, lid: u32) -> vec2<real> {
     return vec2<real>(count, dmin);
 }
 
-// l_p (m) of a pair moving by q: the point's displacement plus the edge's larger one,
-// after taking out the mean (twin of contact_pairs.wgsl's displacement_bound).
+// l_p (m) of a pair moving by q (pair_distance.wgsl).
 fn ens_displacement_bound(q: Stacked) -> real {
-    let mean = (q.s[0] + q.s[1] + q.s[2]) / 3.0;
-    let u0 = q.s[0] - mean;
-    let u1 = q.s[1] - mean;
-    let u2 = q.s[2] - mean;
-    return sqrt(dot(u0, u0)) + sqrt(max(dot(u1, u1), dot(u2, u2)));
+    return stacked_displacement_bound(KIND_POINT_EDGE, 3u, q);
 }
 
 // Whether the pair at x moving by q may come within d̂ on the segment (twin of
@@ -131,38 +124,6 @@ fn ens_may_come_near(vt: Variant, s: Stacked, q: Stacked) -> bool {
     return !(d - approach >= reach);
 }
 
-// Additive CCD of a pair from x0 moving by q (twin of contact_pairs.wgsl's pair_ccd):
-// the largest t ∈ [0, 1] such that the pair keeps at least ENS_CCD_KEEP of its gap.
-fn ens_pair_ccd(x0: Stacked, q: Stacked) -> real {
-    let d0_sq = ens_dsq(x0);
-    if (d0_sq <= 0.0) { return 0.0; }
-    let lp = ens_displacement_bound(q);
-    if (lp == 0.0) { return 1.0; }
-    let goal = ENS_CCD_KEEP * (d0_sq / sqrt(d0_sq));
-    var t: real = 0.0;
-    var gap = d0_sq / sqrt(d0_sq);
-    for (var it = 0u; it < ENS_CCD_MAX_ITERATIONS; it++) {
-        let first = it == 0u;
-        let eta = select(real(0.9), 1.0 - ENS_CCD_KEEP, first);
-        var t_next = t + eta * gap / lp;
-        let at_end = t_next >= 1.0;
-        if (at_end) { t_next = 1.0; }
-        if (!(t_next > t)) { return t; }
-        var y: Stacked;
-        y.s[0] = x0.s[0] + t_next * q.s[0];
-        y.s[1] = x0.s[1] + t_next * q.s[1];
-        y.s[2] = x0.s[2] + t_next * q.s[2];
-        let dsq = ens_dsq(y);
-        let new_gap = dsq / sqrt(dsq);
-        let passed = select(new_gap >= goal, new_gap > 0.0, first);
-        if (!passed) { return t; }
-        t = t_next;
-        gap = new_gap;
-        if (at_end) { return 1.0; }
-    }
-    return t;
-}
-
 // The smallest CCD bound of the variant's pairs that may come near along p (1 where
 // none), as a negative for a max reduction.
 fn pairs_ccd_negated(vt: Variant, lid: u32) -> real {
@@ -171,7 +132,7 @@ fn pairs_ccd_negated(vt: Variant, lid: u32) -> real {
         let n = ens_pair_nodes(vt.pair_off + k);
         let s0 = ens_pair_vec(S_X, n);
         let q = ens_pair_vec(S_P, n);
-        if (ens_may_come_near(vt, s0, q)) { w = max(w, -ens_pair_ccd(s0, q)); }
+        if (ens_may_come_near(vt, s0, q)) { w = max(w, -additive_ccd(KIND_POINT_EDGE, 3u, s0, q)); }
     }
     return w;
 }
