@@ -41,10 +41,6 @@ fn candidate(q: u32, j: u32) -> Candidate {
     return o;
 }
 
-// Twin of collision::pairs::NEAR_REACH: the near filter keeps a pair that may come
-// within this many d̂.
-const NEAR_REACH: real = 1.01;
-
 // Whether the candidate with record `rec` may come within d̂ at x (static broad
 // phase) or anywhere on the segment from x to x + p (swept): its distance at x less
 // its displacement bound is below NEAR_REACH d̂ plus a margin for `real`'s rounding
@@ -56,19 +52,12 @@ fn may_come_near(rec: array<u32, 7>) -> bool {
     let nodes = vec4<u32>(rec[3], rec[4], rec[5], rec[6]);
     let s = stacked_x(nodes);
     var approach: real = 0.0;
-    var scale: real = 0.0;
-    for (var l = 0u; l < pair_node_count(); l++) {
-        let a = abs(s.s[l]);
-        scale = max(scale, max(a.x, max(a.y, a.z)));
-    }
     if (grid_load(HDR_SWEEP) != 0u) {
         var q: Stacked;
         for (var l = 0u; l < pair_node_count(); l++) { q.s[l] = load_p(nodes[l]); }
         approach = displacement_bound(kind, q);
     }
-    let d = sqrt(max(stacked_distance_sq(kind, s), 0.0));
-    let reach = NEAR_REACH * P.dhat + 64.0 * REAL_EPSILON * (scale + approach);
-    return !(d - approach >= reach);
+    return stacked_may_come_near(kind, pair_node_count(), s, approach, P.dhat);
 }
 
 // Whether target j is of the kind query q pairs with: faces for 3D vertices, edges

@@ -76,16 +76,6 @@ fn closest_derivatives(st: Stacked, c: Closest) -> DistanceDerivatives {
     return o;
 }
 
-// The barrier's second derivative in d (N/m), unclamped; 0 outside (0, d̂).
-fn barrier_second(area: real, dist: real) -> real {
-    if (dist >= P.dhat || dist <= 0.0) { return 0.0; }
-    if (P.barrier_kind == BARRIER_BOOK) {
-        return area * P.kappa * (dist + P.dhat) / (2.0 * dist * dist);
-    }
-    let r = P.dhat / dist;
-    return -P.kappa * area * (2.0 * real_log(dist / P.dhat) + 3.0 - 2.0 * r - r * r);
-}
-
 // One Jacobi rotation of the leading n × n block of `a` in the plane (p, q) that
 // zeroes a_pq (exactly), accumulated into the columns of `v`; an a_pq negligible
 // against both diagonal entries is dropped without rotating. Twin of
@@ -232,7 +222,7 @@ fn store_pair_terms(pair: u32, st: Stacked) {
     let area = pair_weight(kind, pair_nodes(pair));
     let dist = sqrt(ds.value);
     let b1 = barrier_gradient(P.barrier_kind, P.kappa, P.dhat, area, dist);
-    let b2 = barrier_second(area, dist);
+    let b2 = barrier_curvature(P.barrier_kind, P.kappa, P.dhat, area, dist);
     var g = ds.grad;
     var h: array<real, 144>;
     for (var r = 0u; r < n; r++) {

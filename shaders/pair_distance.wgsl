@@ -208,3 +208,22 @@ fn additive_ccd(kind: u32, k: u32, x0: Stacked, q: Stacked) -> real {
     }
     return t;
 }
+
+// Twin of collision::pairs::NEAR_REACH: the near filter keeps a pair that may come
+// within this many d̂.
+const NEAR_REACH: real = 1.01;
+
+// Whether a pair of k nodes at s, moving by at most `approach` (m, its displacement
+// bound; 0 for a static test), may come within d̂ = dhat: its distance less the
+// approach is below NEAR_REACH d̂ plus a margin for `real`'s rounding (twin of
+// collision::near::may_come_within; NaN keeps the pair).
+fn stacked_may_come_near(kind: u32, k: u32, s: Stacked, approach: real, dhat: real) -> bool {
+    var scale: real = 0.0;
+    for (var l = 0u; l < k; l++) {
+        let a = abs(s.s[l]);
+        scale = max(scale, max(a.x, max(a.y, a.z)));
+    }
+    let d = sqrt(max(stacked_distance_sq(kind, s), 0.0));
+    let reach = NEAR_REACH * dhat + 64.0 * REAL_EPSILON * (scale + approach);
+    return !(d - approach >= reach);
+}

@@ -49,15 +49,18 @@ fn barrier_gradient(kind: u32, kappa: real, dhat: real, area: real, dist: real) 
     return -kappa * area * (2.0 * e * real_log(s) + e * e / dist);
 }
 
+// Second derivative in d (N/m), unclamped; 0 outside (0, d̂) (the pairs' blocks
+// project their whole Hessian instead).
+fn barrier_curvature(kind: u32, kappa: real, dhat: real, area: real, dist: real) -> real {
+    if (dist >= dhat || dist <= 0.0) { return 0.0; }
+    if (kind == BARRIER_BOOK) {
+        return area * kappa * (dist + dhat) / (2.0 * dist * dist);
+    }
+    let t = dhat / dist;
+    return -kappa * area * (2.0 * real_log(dist / dhat) + 3.0 - 2.0 * t - t * t);
+}
+
 // Second derivative in d, clamped at 0.
 fn barrier_hessian(kind: u32, kappa: real, dhat: real, area: real, dist: real) -> real {
-    if (dist >= dhat || dist <= 0.0) { return 0.0; }
-    var h: real;
-    if (kind == BARRIER_BOOK) {
-        h = area * kappa * (dist + dhat) / (2.0 * dist * dist);
-    } else {
-        let t = dhat / dist;
-        h = -kappa * area * (2.0 * real_log(dist / dhat) + 3.0 - 2.0 * t - t * t);
-    }
-    return max(h, 0.0);
+    return max(barrier_curvature(kind, kappa, dhat, area, dist), 0.0);
 }

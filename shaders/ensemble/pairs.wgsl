@@ -2,8 +2,8 @@
 // every pair a variant may ever need (src/ensemble/pairs.rs), so none is dropped, and
 // each evaluation goes over all of them: a pair beyond d̂ adds nothing, so the sums
 // are those over the GPU backend's broad-phase list. The formulas are the backend's:
-// pair_distance.wgsl's case selection and additive CCD, energy/barrier.wgsl, and the
-// twin below of pair_candidates.wgsl's near filter. A pair's Hessian is projected
+// pair_distance.wgsl's case selection, near filter and additive CCD, and
+// energy/barrier.wgsl. A pair's Hessian is projected
 // onto the PSD cone in the three-dimensional space that holds it (store_pair_terms),
 // not by a 6 × 6 Jacobi sweep: no private arrays, and a few loop iterations where
 // the sweep takes hundreds (llvmpipe caps an invocation's loop iterations: see
@@ -15,8 +15,6 @@
 // #import pair_distance.wgsl
 
 const PAIR_REALS: u32 = 43u;
-// Twin of pair_candidates.wgsl's NEAR_REACH.
-const ENS_NEAR_REACH: real = 1.01;
 
 // Global nodes of pair t: the point, the edge's two ends.
 fn ens_pair_nodes(t: u32) -> vec3<u32> {
@@ -107,23 +105,6 @@ fn pairs_stats(vt: Variant, lid: u32) -> vec2<real> {
     return vec2<real>(count, dmin);
 }
 
-// l_p (m) of a pair moving by q (pair_distance.wgsl).
-fn ens_displacement_bound(q: Stacked) -> real {
-    return stacked_displacement_bound(KIND_POINT_EDGE, 3u, q);
-}
-
-// Whether the pair at x moving by q may come within d̂ on the segment (twin of
-// pair_candidates.wgsl's may_come_near for a swept list): a pair it drops has no CCD
-// bound.
-fn ens_may_come_near(vt: Variant, s: Stacked, q: Stacked) -> bool {
-    let a = max(max(abs(s.s[0]), abs(s.s[1])), abs(s.s[2]));
-    let scale = max(a.x, max(a.y, a.z));
-    let approach = ens_displacement_bound(q);
-    let d = sqrt(max(ens_dsq(s), 0.0));
-    let reach = ENS_NEAR_REACH * vt.dhat + 64.0 * REAL_EPSILON * (scale + approach);
-    return !(d - approach >= reach);
-}
-
 // The smallest CCD bound of the variant's pairs that may come near along p (1 where
 // none), as a negative for a max reduction.
 fn pairs_ccd_negated(vt: Variant, lid: u32) -> real {
@@ -132,20 +113,12 @@ fn pairs_ccd_negated(vt: Variant, lid: u32) -> real {
         let n = ens_pair_nodes(vt.pair_off + k);
         let s0 = ens_pair_vec(S_X, n);
         let q = ens_pair_vec(S_P, n);
-        if (ens_may_come_near(vt, s0, q)) { w = max(w, -additive_ccd(KIND_POINT_EDGE, 3u, s0, q)); }
+        let approach = stacked_displacement_bound(KIND_POINT_EDGE, 3u, q);
+        if (stacked_may_come_near(KIND_POINT_EDGE, 3u, s0, approach, vt.dhat)) {
+            w = max(w, -additive_ccd(KIND_POINT_EDGE, 3u, s0, q));
+        }
     }
     return w;
-}
-
-// The barrier's second derivative in d (N/m), unclamped; 0 outside (0, d̂) (twin of
-// pair_derivatives.wgsl's barrier_second).
-fn ens_barrier_second(vt: Variant, area: real, dist: real) -> real {
-    if (dist >= vt.dhat || dist <= 0.0) { return 0.0; }
-    if (vt.barrier == BARRIER_BOOK) {
-        return area * vt.kappa * (dist + vt.dhat) / (2.0 * dist * dist);
-    }
-    let r = vt.dhat / dist;
-    return -vt.kappa * area * (2.0 * real_log(dist / vt.dhat) + 3.0 - 2.0 * r - r * r);
 }
 
 // (c, s) of the Jacobi rotation that zeroes a_pq (the form of pair_derivatives.wgsl's
@@ -220,7 +193,7 @@ fn store_pair_terms(vt: Variant, t: u32) {
     let d = sqrt(c.dsq);
     let area = node_area(n.x);
     let b1 = barrier_gradient(vt.barrier, vt.kappa, vt.dhat, area, d);
-    let b2 = ens_barrier_second(vt, area, d);
+    let b2 = barrier_curvature(vt.barrier, vt.kappa, vt.dhat, area, d);
     let beta = c.beta.xyz;
     let db0 = c.dbeta0.xyz;
     let v = beta.x * st.s[0] + beta.y * st.s[1] + beta.z * st.s[2];

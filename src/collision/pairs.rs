@@ -211,7 +211,7 @@ pub fn candidates(
 }
 
 /// How many d̂ a pair of the GPU's list may come within and be kept
-/// ([`near_candidates`]; `NEAR_REACH` in `shaders/pair_candidates.wgsl`): 1 % more
+/// ([`near_candidates`]; `NEAR_REACH` in `shaders/pair_distance.wgsl`): 1 % more
 /// than needed, so that no pair near the threshold is lost to rounding.
 pub const NEAR_REACH: f64 = 1.01;
 
