@@ -112,12 +112,6 @@ fn contact_between_bodies_in_a_batch_steps_as_the_cpu_does_alone() {
     let Some(report) = batch_or_skip(&jobs, PrecisionChoice::F64) else {
         return;
     };
-    eprintln!(
-        "{} rounds for {} variants on {}",
-        report.submissions,
-        jobs.len(),
-        report.device
-    );
     let worst = pairs_match_the_cpu_alone(&root, &jobs, &report.outcomes);
     assert!(worst[0] < 1e-9 && worst[1] < 1e-6, "{worst:?}");
 }
