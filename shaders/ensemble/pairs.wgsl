@@ -8,13 +8,15 @@
 // not by a 6 × 6 Jacobi sweep: no private arrays, and a few loop iterations where
 // the sweep takes hundreds (llvmpipe caps an invocation's loop iterations: see
 // pair_gather).
-// State per pair (PAIR_REALS reals at pair_terms_s): 1 where the pair was active at the
-// last assembly (else 0, and nothing more is read), its weighted gradient (3 nodes ×
-// 2), its weighted projected Hessian (6 × 6, row-major).
+// State per pair (PAIR_REALS reals at pair_terms_s): 1 where the pair had terms at the
+// last assembly (within d̂, or with friction; else 0, and its terms are not read), its
+// weighted gradient (3 nodes × 2), its weighted projected Hessian (6 × 6, row-major),
+// then its friction lag (ensemble/pair_friction.wgsl, which adds its terms to these).
 // #import ensemble/walls.wgsl
+// #import ensemble/pair_friction.wgsl
 // #import pair_distance.wgsl
 
-const PAIR_REALS: u32 = 43u;
+const PAIR_REALS: u32 = 49u;
 
 // Global nodes of pair t: the point, the edge's two ends.
 fn ens_pair_nodes(t: u32) -> vec3<u32> {
@@ -53,7 +55,7 @@ fn pick3(v: vec3<real>, l: u32) -> real {
     return select(select(v.z, v.y, l == 1u), v.x, l == 0u);
 }
 
-// The pairs' barrier energy (J, unweighted) at x, and 1 where some pair is at
+// The pairs' barrier and friction energy (J, unweighted) at x, and 1 where some pair is at
 // distance 0 or less (inadmissible).
 fn pairs_energy(vt: Variant, lid: u32) -> vec2<real> {
     var e: real = 0.0;
@@ -67,11 +69,12 @@ fn pairs_energy(vt: Variant, lid: u32) -> vec2<real> {
         } else if (dsq < dhat2) {
             e += barrier_value(vt.barrier, vt.kappa, vt.dhat, node_area(n.x), sqrt(dsq));
         }
+        e += pair_friction_change(vt, vt.pair_off + k, 0.0);
     }
     return vec2<real>(e, bad);
 }
 
-// The pairs' barrier change (J, unweighted) from x to x + α p, and 1 where some pair
+// The pairs' barrier and friction change (J, unweighted) from x to x + α p, and 1 where some pair
 // is at distance 0 or less at either end.
 fn pairs_change(vt: Variant, lid: u32, alpha: real) -> vec2<real> {
     var change: real = 0.0;
@@ -87,6 +90,7 @@ fn pairs_change(vt: Variant, lid: u32, alpha: real) -> vec2<real> {
             let d0 = sqrt(d0sq);
             change += barrier_value_change(vt.barrier, vt.kappa, vt.dhat, node_area(n.x), d0, sqrt(d1sq) - d0);
         }
+        change += pair_friction_change(vt, vt.pair_off + k, alpha);
     }
     return vec2<real>(change, bad);
 }
@@ -173,8 +177,8 @@ fn basis_row(beta: vec3<real>, db0: vec3<real>, v: vec3<real>, r: u32) -> vec3<r
 }
 
 // Pair t's weighted barrier gradient and PSD-projected Hessian at x into its state
-// (twin of pair_derivatives.wgsl's store_pair_terms for a 2D point–edge pair), or its
-// flag 0 where it is not within d̂. With s = d² and the closest points' difference
+// (twin of pair_derivatives.wgsl's store_pair_terms for a 2D point–edge pair), plus its
+// friction's; its flag 0 where it is not within d̂ and has no friction. With s = d² and the closest points' difference
 // v = Σ β_l x_l, ∇s = 2 β ⊗ v and ∇²s = 2 ββᵀ ⊗ I − g₀₀ f fᵀ, f = 2 ∂β/∂λ ⊗ v + 2 β ⊗ j
 // (j = Σ ∂β_l/∂λ x_l, g₀₀ = 1 / 2|j|², zero in the point–point cases), so the Hessian
 // b″ ∇d ∇dᵀ + b′ ∇²d is U C Uᵀ on the three columns u₁ = β ⊗ e_x, u₂ = β ⊗ e_y,
@@ -186,7 +190,7 @@ fn store_pair_terms(vt: Variant, t: u32) {
     let st = ens_pair_vec(S_X, n);
     let c = closest_point_edge(st, 0u, 1u, 2u);
     if (c.dsq >= vt.dhat * vt.dhat || c.dsq <= 0.0) {
-        state[base] = 0.0;
+        state[base] = pair_friction_only(vt, t, base);
         return;
     }
     state[base] = 1.0;
@@ -231,6 +235,7 @@ fn store_pair_terms(vt: Variant, t: u32) {
             state[base + 7u + r * 6u + col] = w * dot(basis_row(beta, db0, v, col), pu);
         }
     }
+    add_pair_friction(vt, t, base);
 }
 
 // The variant's pairs' terms at x (every thread its share), before the nodes gather.

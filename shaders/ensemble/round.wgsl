@@ -6,7 +6,7 @@
 // block-Jacobi; only the loops over a variant's nodes and springs are this file's,
 // those over its walls (plane and implicit) ensemble/walls.wgsl's and its wall
 // friction ensemble/friction.wgsl's, its contact pairs' (2D point–edge)
-// ensemble/pairs.wgsl's.
+// ensemble/pairs.wgsl's, with their friction ensemble/pair_friction.wgsl's.
 // #import ensemble/friction.wgsl
 // #import ensemble/pairs.wgsl
 
@@ -43,6 +43,7 @@ fn begin_step(vt: Variant, lid: u32) {
         // the friction contacts at xⁿ
         if (vt.friction_slots > 0u) { lag_node(vt, g, xn); }
     }
+    lag_pairs(vt, lid);
     storageBarrier();
 }
 
@@ -54,6 +55,7 @@ fn update_lag(vt: Variant, lid: u32) {
         let g = vt.node_off + i;
         change = max(change, lag_node(vt, g, load_vec(S_X, g)));
     }
+    change = max(change, lag_pairs(vt, lid));
     let most = reduce_max(lid, vec4<real>(change, 0.0, 0.0, 0.0));
     if (lid == 0u) {
         put(vt.index, Q_LAMBDA_CHANGE, most.x);
@@ -84,8 +86,8 @@ fn diagnostics(vt: Variant, lid: u32) {
     let ps = pairs_stats(vt, lid);
     let low = reduce_max(lid, vec4<real>(-dmin, -ps.y, 0.0, 0.0));
     let near = reduce_sum(lid, vec4<real>(ps.x, 0.0, 0.0, 0.0));
-    if (vt.friction_slots > 0u) {
-        var fs = vec4<real>(0.0);
+    if (vt.friction_slots > 0u || self_mu(vt) > 0.0) {
+        var fs = vec4<real>(pairs_friction_stats(vt, lid), 0.0);
         for (var i = lid; i < vt.nodes; i += WGE) {
             let g = vt.node_off + i;
             fs += vec4<real>(variant_friction_stats(vt, g, load_vec(S_DISP, g)), 0.0);

@@ -84,6 +84,8 @@ const R_GRAVITY: u32 = 4u;
 const R_ERROR_PER_RESIDUAL: u32 = 7u;
 const R_CG_FLOOR: u32 = 8u;
 const R_FRICTION_EPS: u32 = 9u;
+// μ between and within bodies (contact.self_friction; ensemble/pair_friction.wgsl)
+const R_SELF_FRICTION: u32 = 10u;
 
 // Node vectors of `state`.
 const NV: u32 = 11u;

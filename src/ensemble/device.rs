@@ -63,11 +63,6 @@ pub fn unsupported(model: &Model) -> Option<String> {
         ("the multilevel preconditioners".to_string(), "")
     } else if pairs && model.dim == 3 {
         ("contact between or within bodies in 3D".to_string(), MEET)
-    } else if pairs && model.self_contact.friction > 0.0 {
-        (
-            "friction between bodies (contact.self_friction)".to_string(),
-            " (contact.self_friction=0 batches the contact without it)",
-        )
     } else if pair_count(model) > MAX_PAIRS {
         let n = pair_count(model);
         (

@@ -232,6 +232,7 @@ pub fn layout(models: &[&Model]) -> Layout {
         reals[r + 7] = per_residual;
         reals[r + 8] = s.cg_tolerance;
         reals[r + 9] = m.friction.eps_v * s.dt;
+        reals[r + 10] = m.self_contact.friction;
         for i in 0..n {
             let b = nodes_r + 4 * (node_off + i);
             reals[b] = m.mass[i];

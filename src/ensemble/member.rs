@@ -97,7 +97,8 @@ pub struct Member {
     ccd: f64,
     nodes: Option<(Vec<f64>, Vec<f64>)>,
     rounds: u64,
-    /// Whether the variant has wall friction (lagged contacts on the device).
+    /// Whether the variant has friction on its walls or between bodies (lagged
+    /// contacts on the device).
     friction: bool,
     /// Why the variant cannot go on, once (see [`NewtonSystem::failure`]).
     failure: Option<String>,
@@ -132,7 +133,8 @@ impl Member {
             ccd: 1.0,
             nodes: None,
             rounds: 0,
-            friction: super::layout::friction_slots(model) > 0,
+            friction: super::layout::friction_slots(model) > 0
+                || (super::pairs::has_pairs(model) && model.self_contact.friction > 0.0),
             failure: None,
             cg_max: model.solver.cg_max_iterations,
         }

@@ -8,8 +8,8 @@
 //! `shaders/ensemble/round.wgsl` (one workgroup per variant).
 //!
 //! Scope: plane and implicit walls with their friction, springs, gravity, either
-//! integrator, block-Jacobi PCG, frictionless 2D contact between and within bodies
-//! ([`pairs`]);
+//! integrator, block-Jacobi PCG, 2D contact between and within bodies with its
+//! friction ([`pairs`]);
 //! [`why_alone`] names what a variant needs beyond that (it then runs
 //! alone on the GPU backend).
 
