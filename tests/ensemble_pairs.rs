@@ -39,16 +39,16 @@ fn two_squares_sets(k: usize) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Largest relative differences (E, pair distance, friction dissipation) between every
-/// variant of the batch and its job alone on the CPU backend; asserts equal Newton
+/// Largest relative differences (E, pair distance, friction dissipation, the barrier
+/// and total energies of the diagnostics) between every variant of the batch and its job alone on the CPU backend; asserts equal Newton
 /// iterations, contact pairs and sticking and sliding contacts at every step, and that
 /// the bodies met.
 fn pairs_match_the_cpu_alone(
     root: &std::path::Path,
     jobs: &[Job],
     outcomes: &[Result<springsim::run::Summary, String>],
-) -> [f64; 3] {
-    let mut worst = [0.0f64; 3];
+) -> [f64; 4] {
+    let mut worst = [0.0f64; 4];
     for (v, (out, job)) in outcomes.iter().zip(jobs).enumerate() {
         let s = out.as_ref().unwrap_or_else(|e| panic!("variant {v}: {e}"));
         assert_eq!(s.status, "completed", "variant {v}");
@@ -63,6 +63,7 @@ fn pairs_match_the_cpu_alone(
             col("contact_pairs"),
             col("min_pair_distance"),
         );
+        let (barrier, total) = (col("barrier"), col("total"));
         let (stick, slide, diss) = (col("sticking"), col("sliding"), col("friction_dissipation"));
         let mut met = 0;
         for (ra, rb) in a.iter().zip(&b).skip(1) {
@@ -91,13 +92,15 @@ fn pairs_match_the_cpu_alone(
             worst[0] = worst[0].max(rel(ip, 1.0));
             worst[1] = worst[1].max(rel(dmin, 1e-3));
             worst[2] = worst[2].max(rel(diss, 1e-6));
+            worst[3] = worst[3].max(rel(barrier, 1.0)).max(rel(total, 1.0));
             met += usize::from(ra[pairs] != "0");
         }
         assert!(met > 0, "variant {v}: the bodies never came within d̂");
     }
     eprintln!(
-        "largest relative differences: E {:.2e}, pair distance {:.2e}, dissipation {:.2e}",
-        worst[0], worst[1], worst[2]
+        "largest relative differences: E {:.2e}, pair distance {:.2e}, dissipation {:.2e}, \
+         barrier and total energy {:.2e}",
+        worst[0], worst[1], worst[2], worst[3]
     );
     worst
 }
@@ -125,7 +128,7 @@ fn contact_between_bodies_in_a_batch_steps_as_the_cpu_does_alone() {
     // sliding, where the friction's Hessian jumps: 4.3e-5 at the step where four of
     // variant 5's contacts start to slide, 1e-7 elsewhere)
     assert!(
-        worst[0] < 1e-9 && worst[1] < 1e-6 && worst[2] < 1e-4,
+        worst[0] < 1e-9 && worst[1] < 1e-6 && worst[2] < 1e-4 && worst[3] < 1e-6,
         "{worst:?}"
     );
 }
@@ -274,7 +277,8 @@ fn each_pair_s_stored_terms_match_the_cpu_s() {
     }
 }
 
-/// A CG loop that the device stops before it converges or reaches its cap
+/// A CG loop that the device stops before it converges or reaches its cap (found by
+/// the round's closing test of the loop budget, `loops_were_cut`)
 /// (llvmpipe caps the loop iterations of one shader invocation) fails its variant in
 /// the batch with one line that says so, where it used to hand Newton a direction it
 /// had not finished with a count of 10,000 CG iterations; `run_jobs` then runs the

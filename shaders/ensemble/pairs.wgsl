@@ -95,18 +95,23 @@ fn pairs_change(vt: Variant, lid: u32, alpha: real) -> vec2<real> {
     return vec2<real>(change, bad);
 }
 
-// Pairs within d̂ at x, and the smallest distance among them (BIG where none).
-fn pairs_stats(vt: Variant, lid: u32) -> vec2<real> {
+// Pairs within d̂ at x, the smallest distance among them (BIG where none) and their
+// barrier energy (J, unweighted: the CPU's self_contact_barrier, which its diagnostics
+// add to the walls' barrier).
+fn pairs_stats(vt: Variant, lid: u32) -> vec3<real> {
     var count: real = 0.0;
     var dmin = BIG;
+    var e: real = 0.0;
     for (var k = lid; k < vt.pairs; k += WGE) {
-        let dsq = ens_dsq(ens_pair_vec(S_X, ens_pair_nodes(vt.pair_off + k)));
+        let n = ens_pair_nodes(vt.pair_off + k);
+        let dsq = ens_dsq(ens_pair_vec(S_X, n));
         if (dsq < vt.dhat * vt.dhat) {
             count += 1.0;
             dmin = min(dmin, sqrt(max(dsq, 0.0)));
+            if (dsq > 0.0) { e += barrier_value(vt.barrier, vt.kappa, vt.dhat, node_area(n.x), sqrt(dsq)); }
         }
     }
-    return vec2<real>(count, dmin);
+    return vec3<real>(count, dmin, e);
 }
 
 // The smallest CCD bound of the variant's pairs that may come near along p (1 where

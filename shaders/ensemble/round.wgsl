@@ -82,8 +82,9 @@ fn diagnostics(vt: Variant, lid: u32) {
     for (var s = lid; s < vt.springs; s += WGE) {
         sums.z += spring_energy(load_spring(vt.spring_off + s));
     }
-    let total = reduce_sum(lid, sums);
     let ps = pairs_stats(vt, lid);
+    sums.w += ps.z;
+    let total = reduce_sum(lid, sums);
     let low = reduce_max(lid, vec4<real>(-dmin, -ps.y, 0.0, 0.0));
     let near = reduce_sum(lid, vec4<real>(ps.x, 0.0, 0.0, 0.0));
     if (vt.friction_slots > 0u || self_mu(vt) > 0.0) {
@@ -274,10 +275,6 @@ fn direction(vt: Variant, lid: u32) {
     var iterations = 0u;
     var converged = true;
     var rr: real = 0.0;
-    // whether CG left its loop by a break or by running to its cap: a loop that
-    // stopped otherwise was cut short by the device (llvmpipe caps the loop iterations
-    // of one invocation at about 65,535, and leaves the loop without a word)
-    var ended = true;
     if (b_norm > 0.0) {
         converged = false;
         part = vec4<real>(0.0);
@@ -293,11 +290,8 @@ fn direction(vt: Variant, lid: u32) {
         var rel: real = 1.0;
         rr = bb;
         iterations = vt.cg_max;
-        ended = false;
         for (var it = 0u; it < vt.cg_max; it++) {
             storageBarrier();
-            iterations = it + 1u;
-            ended = iterations == vt.cg_max;
             part = vec4<real>(0.0);
             for (var i = lid; i < vt.nodes; i += WGE) {
                 let g = vt.node_off + i;
@@ -310,7 +304,6 @@ fn direction(vt: Variant, lid: u32) {
                 // a direction of zero curvature: nothing more to gain along it
                 iterations = it + 1u;
                 converged = rel <= eta;
-                ended = true;
                 break;
             }
             let alpha = rz / dq;
@@ -331,7 +324,6 @@ fn direction(vt: Variant, lid: u32) {
             if (rel <= eta) {
                 iterations = it + 1u;
                 converged = true;
-                ended = true;
                 break;
             }
             let beta = sums.y / rz;
@@ -369,7 +361,6 @@ fn direction(vt: Variant, lid: u32) {
         put(v, Q_RHS, b_norm);
         put(v, Q_RR, rr);
         put(v, Q_CCD, ccd);
-        put(v, Q_LOOP_CUT, select(real(1.0), real(0.0), ended));
     }
     if (ccd > 0.0) {
         trial(vt, lid, ccd);
@@ -396,4 +387,5 @@ fn ensemble_round(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     if ((op & OP_DIRECTION) != 0u) { direction(vt, lid); }
     if ((op & OP_TRIAL) != 0u) { trial(vt, lid, arg(v, A_TRIAL_ALPHA)); }
     if ((op & OP_LAG) != 0u) { update_lag(vt, lid); }
+    report_loop_cut(v, lid);
 }
