@@ -152,7 +152,7 @@ const Q_STICKING: u32 = 20u;
 const Q_SLIDING: u32 = 21u;
 const Q_DISSIPATION: u32 = 22u;
 const Q_MIN_PAIR_DISTANCE: u32 = 23u;
-// 1 where the direction's CG loop was cut short by the device (round.wgsl).
+// 1 where the device cut some loop of the round short (report_loop_cut).
 const Q_LOOP_CUT: u32 = 24u;
 
 // The header, copied into registers once per invocation (load_header): every node
@@ -342,6 +342,29 @@ fn wall_at(w: u32) -> array<vec3<real>, 2> {
 }
 
 // Per-thread reductions over the workgroup, in a fixed tree order (deterministic).
+// Lanes of the workgroup whose loops the device cut short this round.
+var<workgroup> cut_lanes: atomic<u32>;
+
+// Whether the device has cut this invocation's loops short: llvmpipe gives one shader
+// invocation a budget of loop iterations (about 65,535 over all its loops) and, once
+// it is spent, leaves every loop after its first pass without a word, so a loop of
+// two passes (a bound the compiler cannot know) that makes one tells. Every loop of
+// the round before it (CG's, the pairs', the trials') is covered by this one test.
+fn loops_were_cut() -> bool {
+    let bound = 2u + (uints[H_VARIANTS] >> 31u);
+    var passes = 0u;
+    for (var i = 0u; i < bound; i++) { passes++; }
+    return passes < bound;
+}
+
+// Writes Q_LOOP_CUT for variant v: 1 where some lane's loops were cut this round.
+// Called by every lane at the end of the round.
+fn report_loop_cut(v: u32, lid: u32) {
+    if (loops_were_cut()) { atomicAdd(&cut_lanes, 1u); }
+    workgroupBarrier();
+    if (lid == 0u) { put(v, Q_LOOP_CUT, select(real(0.0), real(1.0), atomicLoad(&cut_lanes) > 0u)); }
+}
+
 var<workgroup> red: array<vec4<real>, WGE>;
 var<workgroup> red_total: vec4<real>;
 

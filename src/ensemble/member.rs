@@ -60,9 +60,28 @@ const Q_DISSIPATION: usize = 22;
 const Q_MIN_PAIR_DISTANCE: usize = 23;
 const Q_LOOP_CUT: usize = 24;
 
-/// How a variant's error begins where the device cut its CG loop short
+/// How a variant's error begins where the device cut one of its loops short
 /// ([`super::run_jobs`] then runs the variant again alone).
-pub const LOOP_CUT: &str = "the device cut this variant's CG loop short in its batch";
+pub const LOOP_CUT: &str = "the device cut this variant's loops short in its batch";
+
+/// The operations of a round's flags, by name (for messages).
+fn op_names(ops: u32) -> String {
+    let names = [
+        "advance",
+        "end",
+        "diagnostics",
+        "begin",
+        "energy",
+        "direction",
+        "trial",
+        "lag",
+    ];
+    let on: Vec<&str> = (0..names.len())
+        .filter(|k| ops & (1 << k) != 0)
+        .map(|k| names[k])
+        .collect();
+    on.join(", ")
+}
 
 /// The stand-in for +∞ the kernels write (`BIG` in shaders/common.wgsl), read back.
 const BIG_READ: f64 = 2.9e38;
@@ -102,8 +121,6 @@ pub struct Member {
     friction: bool,
     /// Why the variant cannot go on, once (see [`NewtonSystem::failure`]).
     failure: Option<String>,
-    /// `solver.cg_max_iterations`.
-    cg_max: u32,
 }
 
 impl Member {
@@ -136,7 +153,6 @@ impl Member {
             friction: super::layout::friction_slots(model) > 0
                 || (super::pairs::has_pairs(model) && model.self_contact.friction > 0.0),
             failure: None,
-            cg_max: model.solver.cg_max_iterations,
         }
     }
 
@@ -160,14 +176,26 @@ impl Member {
         if op != 0 && self.ops >= first {
             self.round(0, false);
         }
+        let ran = self.ops | op;
         let req = Request {
-            ops: self.ops | op,
+            ops: ran,
             args: self.args,
             read_nodes,
         };
         self.ops = 0;
         self.rounds += 1;
-        self.lock.call(self.index, req)
+        let reply = self.lock.call(self.index, req);
+        if ran != 0 && reply.results[Q_LOOP_CUT] != 0.0 && self.failure.is_none() {
+            // (reported at the next direction: every Newton solve begins with one)
+            self.failure = Some(format!(
+                "{LOOP_CUT} (a round of {}): llvmpipe caps the loop iterations of one \
+                 shader invocation at about 65,535 and leaves every loop after that \
+                 without a word; alone (`--batch 1`) the GPU backend's kernels have no \
+                 such loop",
+                op_names(ran)
+            ));
+        }
+        reply
     }
 
     fn energy_of(r: &[f64; RS]) -> f64 {
@@ -240,14 +268,6 @@ impl NewtonSystem for Member {
         // The η the device solved to, in f64 (the device's own differs by rounding).
         let eta = tolerance.relative(rhs_norm, self.per_residual);
         self.ccd = r[Q_CCD];
-        if r[Q_LOOP_CUT] != 0.0 {
-            self.failure = Some(format!(
-                "{LOOP_CUT}: it stopped after {} of at most {} iterations \
-                 without a word (llvmpipe caps the loop iterations of one shader invocation); \
-                 alone (`--batch 1`) the GPU backend's kernels have no such loop",
-                r[Q_CG_ITERATIONS], self.cg_max
-            ));
-        }
         self.trials.drop_speculative();
         if self.ccd > 0.0 {
             self.trials.speculate(self.ccd, Self::trial_of(&r));

@@ -111,7 +111,7 @@ pub fn run_jobs(
                     totals.submissions += r.submissions;
                     for (k, out) in r.outcomes.into_iter().enumerate() {
                         let i = members[start + k];
-                        // A variant whose CG loop the device cut short runs again alone.
+                        // A variant whose loops the device cut short runs again alone.
                         let out = match out {
                             Err(e) if e.contains(member::LOOP_CUT) => {
                                 eprintln!("variant {i}: {e}: running it alone");
