@@ -40,8 +40,9 @@ fn two_squares_sets(k: usize) -> Vec<Vec<String>> {
 }
 
 /// Largest relative differences (E, pair distance, friction dissipation, the barrier
-/// and total energies of the diagnostics) between every variant of the batch and its job alone on the CPU backend; asserts equal Newton
-/// iterations, contact pairs and sticking and sliding contacts at every step, and that
+/// and total energies of the diagnostics) between every variant of the batch and its
+/// job alone on the CPU backend; asserts equal Newton iterations, line-search
+/// halvings, contact pairs and sticking and sliding contacts at every step, and that
 /// the bodies met.
 fn pairs_match_the_cpu_alone(
     root: &std::path::Path,
@@ -64,6 +65,7 @@ fn pairs_match_the_cpu_alone(
             col("min_pair_distance"),
         );
         let (barrier, total) = (col("barrier"), col("total"));
+        let halvings = col("line_search_halvings");
         let (stick, slide, diss) = (col("sticking"), col("sliding"), col("friction_dissipation"));
         let mut met = 0;
         for (ra, rb) in a.iter().zip(&b).skip(1) {
@@ -75,6 +77,10 @@ fn pairs_match_the_cpu_alone(
             assert_eq!(
                 ra[pairs], rb[pairs],
                 "variant {v} step {step}: contact pairs"
+            );
+            assert_eq!(
+                ra[halvings], rb[halvings],
+                "variant {v} step {step}: line-search halvings"
             );
             assert_eq!(
                 [&ra[stick], &ra[slide]],
