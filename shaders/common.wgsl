@@ -197,3 +197,14 @@ fn group_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
 fn thread_index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
     return group_index(wid, nwg) * WG + lid;
 }
+
+// t = tan φ of the Jacobi rotation that zeroes a_pq ≠ 0 of a symmetric matrix with
+// diagonal a_pp, a_qq (the smaller root of t² + 2θt − 1 = 0, θ = (a_qq − a_pp)/(2a_pq);
+// 1/(2θ) where θ² would overflow): c = 1/√(t² + 1), s = t c. Shared by the GPU
+// backend's 12 × 12 projection (pair_derivatives.wgsl) and the batch's 3 × 3
+// (ensemble/pairs.wgsl).
+fn jacobi_tangent(app: real, aqq: real, apq: real) -> real {
+    let theta = (aqq - app) / (2.0 * apq);
+    if (abs(theta) > 1e15) { return 0.5 / theta; }
+    return select(real(-1.0), 1.0, theta >= 0.0) / (abs(theta) + sqrt(theta * theta + 1.0));
+}

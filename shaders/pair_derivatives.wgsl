@@ -90,11 +90,7 @@ fn jacobi_rotate(a: ptr<function, array<real, 144>>, v: ptr<function, array<real
         (*a)[q * n + p] = 0.0;
         return;
     }
-    let theta = (aqq - app) / (2.0 * apq);
-    var t = 0.5 / theta;
-    if (abs(theta) <= 1e15) {
-        t = select(real(-1.0), 1.0, theta >= 0.0) / (abs(theta) + sqrt(theta * theta + 1.0));
-    }
+    let t = jacobi_tangent(app, aqq, apq);
     let c = 1.0 / sqrt(t * t + 1.0);
     let s = t * c;
     (*a)[p * n + p] = app - t * apq;

@@ -130,15 +130,10 @@ fn pairs_ccd_negated(vt: Variant, lid: u32) -> real {
     return w;
 }
 
-// (c, s) of the Jacobi rotation that zeroes a_pq (the form of pair_derivatives.wgsl's
-// jacobi_rotate).
+// (c, s) of the Jacobi rotation that zeroes a_pq (common.wgsl's jacobi_tangent).
 fn jacobi_cs(app: real, aqq: real, apq: real) -> vec2<real> {
     if (apq == 0.0) { return vec2<real>(1.0, 0.0); }
-    let theta = (aqq - app) / (2.0 * apq);
-    var t = 0.5 / theta;
-    if (abs(theta) <= 1e15) {
-        t = select(real(-1.0), 1.0, theta >= 0.0) / (abs(theta) + sqrt(theta * theta + 1.0));
-    }
+    let t = jacobi_tangent(app, aqq, apq);
     let c = 1.0 / sqrt(t * t + 1.0);
     return vec2<real>(c, t * c);
 }
