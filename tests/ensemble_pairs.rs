@@ -18,7 +18,8 @@ fn scene(name: &str, sets: &[String]) -> Scene {
 /// Two squares stacked and dropped, over κ, the upper square's speed and the barrier,
 /// with friction between the squares in the odd variants (μ = 0.5, the scene's) and
 /// none in the even ones, each variant through the upper square's landing on the
-/// lower one (step 10) and its second bounce (step 26); variants 4 to 7 land sliding.
+/// lower one (step 10) and its second bounce (step 26); variants 4 to 7 land sliding,
+/// 4 and 5 with two lagging updates of the friction per step.
 fn two_squares_sets(k: usize) -> Vec<Vec<String>> {
     (0..k)
         .map(|v| {
@@ -34,6 +35,15 @@ fn two_squares_sets(k: usize) -> Vec<Vec<String>> {
                 // (friction's stiffness μ λ 2 / (ε_v h) makes CG's rounding grow: its
                 // variants solve tight, so that the CPU's PCG and the batch's agree)
                 format!("solver.cg_tolerance={}", [1e-6, 1e-10][v % 2]),
+                // two lagging updates of the friction (on the ground, and between
+                // the squares in variant 5) in variants 4 and 5, which land sliding.
+                // (Not in 7: at its step 32, three solves with 40 halvings among
+                // sliding contacts, the CPU alone takes 17, 18 or 21 Newton
+                // iterations as κ moves by 1e-10 relative; the batch took 25.)
+                format!(
+                    "solver.friction_updates={}",
+                    if v == 4 || v == 5 { 2 } else { 0 }
+                ),
             ]
         })
         .collect()
@@ -65,6 +75,7 @@ fn pairs_match_the_cpu_alone(
             col("min_pair_distance"),
         );
         let (barrier, total) = (col("barrier"), col("total"));
+        let lambda_change = col("friction_lambda_change");
         let halvings = col("line_search_halvings");
         let (stick, slide, diss) = (col("sticking"), col("sliding"), col("friction_dissipation"));
         let mut met = 0;
@@ -97,14 +108,14 @@ fn pairs_match_the_cpu_alone(
             };
             worst[0] = worst[0].max(rel(ip, 1.0));
             worst[1] = worst[1].max(rel(dmin, 1e-3));
-            worst[2] = worst[2].max(rel(diss, 1e-6));
+            worst[2] = worst[2].max(rel(diss, 1e-6)).max(rel(lambda_change, 1e-3));
             worst[3] = worst[3].max(rel(barrier, 1.0)).max(rel(total, 1.0));
             met += usize::from(ra[pairs] != "0");
         }
         assert!(met > 0, "variant {v}: the bodies never came within d̂");
     }
     eprintln!(
-        "largest relative differences: E {:.2e}, pair distance {:.2e}, dissipation {:.2e}, \
+        "largest relative differences: E {:.2e}, pair distance {:.2e}, friction (dissipation, λ change) {:.2e}, \
          barrier and total energy {:.2e}",
         worst[0], worst[1], worst[2], worst[3]
     );
@@ -130,9 +141,9 @@ fn contact_between_bodies_in_a_batch_steps_as_the_cpu_does_alone() {
         return;
     };
     let worst = pairs_match_the_cpu_alone(&root, &jobs, &report.outcomes);
-    // (the friction dissipation follows contacts that change between sticking and
-    // sliding, where the friction's Hessian jumps: 4.3e-5 at the step where four of
-    // variant 5's contacts start to slide, 1e-7 elsewhere)
+    // (the friction follows contacts that change between sticking and sliding, where
+    // its Hessian jumps: measured 2026-11-27, dissipation and λ changes within 2.5e-5,
+    // E within 3.6e-10)
     assert!(
         worst[0] < 1e-9 && worst[1] < 1e-6 && worst[2] < 1e-4 && worst[3] < 1e-6,
         "{worst:?}"
