@@ -150,6 +150,13 @@ impl Simulation {
         }
         self.backend.end_step();
         let diag = self.backend.diagnostics();
+        // What the backend met after the step's last solve (its end and diagnostics:
+        // a batch's round cut short by the device, a pair list that cannot grow) ends
+        // the run here, not at the next step's first direction, which the last step
+        // never reaches.
+        if let Some(why) = self.backend.failure() {
+            return Err(NewtonError(why));
+        }
         let wall_ms = t0.elapsed().as_secs_f64() * 1e3;
         self.step += 1;
         let total = diag.kinetic + diag.gravity + diag.elastic + diag.barrier;
@@ -192,3 +199,7 @@ impl Simulation {
         Ok(rec)
     }
 }
+
+#[cfg(test)]
+#[path = "sim_tests.rs"]
+mod tests;

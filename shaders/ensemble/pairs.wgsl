@@ -55,8 +55,8 @@ fn pick3(v: vec3<real>, l: u32) -> real {
     return select(select(v.z, v.y, l == 1u), v.x, l == 0u);
 }
 
-// The pairs' barrier and friction energy (J, unweighted) at x, and 1 where some pair is at
-// distance 0 or less (inadmissible).
+// The pairs' barrier and friction energy (J, unweighted) at x, and 1 where some pair
+// is at distance 0 or less (inadmissible).
 fn pairs_energy(vt: Variant, lid: u32) -> vec2<real> {
     var e: real = 0.0;
     var bad: real = 0.0;
@@ -74,8 +74,8 @@ fn pairs_energy(vt: Variant, lid: u32) -> vec2<real> {
     return vec2<real>(e, bad);
 }
 
-// The pairs' barrier and friction change (J, unweighted) from x to x + α p, and 1 where some pair
-// is at distance 0 or less at either end.
+// The pairs' barrier and friction change (J, unweighted) from x to x + α p, and 1
+// where some pair is at distance 0 or less at either end.
 fn pairs_change(vt: Variant, lid: u32, alpha: real) -> vec2<real> {
     var change: real = 0.0;
     var bad: real = 0.0;
@@ -178,9 +178,10 @@ fn basis_row(beta: vec3<real>, db0: vec3<real>, v: vec3<real>, r: u32) -> vec3<r
 
 // Pair t's weighted barrier gradient and PSD-projected Hessian at x into its state
 // (twin of pair_derivatives.wgsl's store_pair_terms for a 2D point–edge pair), plus its
-// friction's; its flag 0 where it is not within d̂ and has no friction. With s = d² and the closest points' difference
-// v = Σ β_l x_l, ∇s = 2 β ⊗ v and ∇²s = 2 ββᵀ ⊗ I − g₀₀ f fᵀ, f = 2 ∂β/∂λ ⊗ v + 2 β ⊗ j
-// (j = Σ ∂β_l/∂λ x_l, g₀₀ = 1 / 2|j|², zero in the point–point cases), so the Hessian
+// friction's; its flag 0 where it is not within d̂ and has no friction. With s = d² and
+// the closest points' difference v = Σ β_l x_l, ∇s = 2 β ⊗ v and
+// ∇²s = 2 ββᵀ ⊗ I − g₀₀ f fᵀ, f = 2 ∂β/∂λ ⊗ v + 2 β ⊗ j (j = Σ ∂β_l/∂λ x_l,
+// g₀₀ = 1 / 2|j|², zero in the point–point cases), so the Hessian
 // b″ ∇d ∇dᵀ + b′ ∇²d is U C Uᵀ on the three columns u₁ = β ⊗ e_x, u₂ = β ⊗ e_y,
 // u₃ = ∂β/∂λ ⊗ v. With UᵀU = L Lᵀ (Cholesky), its projection is
 // U L⁻ᵀ (Lᵀ C L)₊ L⁻¹ Uᵀ: the same matrix as the 6 × 6 projection, to rounding.

@@ -341,7 +341,6 @@ fn wall_at(w: u32) -> array<vec3<real>, 2> {
     return array<vec3<real>, 2>(vec3<real>(reals[b], reals[b + 1u], reals[b + 2u]), vec3<real>(reals[b + 3u], reals[b + 4u], reals[b + 5u]));
 }
 
-// Per-thread reductions over the workgroup, in a fixed tree order (deterministic).
 // Lanes of the workgroup whose loops the device cut short this round.
 var<workgroup> cut_lanes: atomic<u32>;
 
@@ -365,6 +364,7 @@ fn report_loop_cut(v: u32, lid: u32) {
     if (lid == 0u) { put(v, Q_LOOP_CUT, select(real(0.0), real(1.0), atomicLoad(&cut_lanes) > 0u)); }
 }
 
+// Per-thread reductions over the workgroup, in a fixed tree order (deterministic).
 var<workgroup> red: array<vec4<real>, WGE>;
 var<workgroup> red_total: vec4<real>;
 

@@ -186,7 +186,7 @@ impl Member {
         self.rounds += 1;
         let reply = self.lock.call(self.index, req);
         if ran != 0 && reply.results[Q_LOOP_CUT] != 0.0 && self.failure.is_none() {
-            // (reported at the next direction: every Newton solve begins with one)
+            // (reported at the next direction, or after the step's diagnostics)
             self.failure = Some(format!(
                 "{LOOP_CUT} (a round of {}): llvmpipe caps the loop iterations of one \
                  shader invocation at about 65,535 and leaves every loop after that \
