@@ -323,7 +323,9 @@ fn a_cg_loop_the_device_cuts_short_fails_its_variant_with_the_reason() {
             .as_ref()
             .expect_err("llvmpipe cuts the loop");
         assert!(
-            err.contains(springsim::ensemble::member::LOOP_CUT) && err.contains("--batch 1"),
+            err.contains(springsim::ensemble::member::LOOP_CUT)
+                && err.contains("(a round of direction)")
+                && err.contains("--batch 1"),
             "{err}"
         );
         // run_jobs runs it again alone, where it completes

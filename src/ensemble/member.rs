@@ -66,19 +66,11 @@ pub const LOOP_CUT: &str = "the device cut this variant's loops short in its bat
 
 /// The operations of a round's flags, by name (for messages).
 fn op_names(ops: u32) -> String {
-    let names = [
-        "advance",
-        "end",
-        "diagnostics",
-        "begin",
-        "energy",
-        "direction",
-        "trial",
-        "lag",
-    ];
-    let on: Vec<&str> = (0..names.len())
-        .filter(|k| ops & (1 << k) != 0)
-        .map(|k| names[k])
+    let names = "advance end diagnostics begin energy direction trial lag".split(' ');
+    let on: Vec<&str> = names
+        .enumerate()
+        .filter(|(k, _)| ops & (1 << k) != 0)
+        .map(|(_, name)| name)
         .collect();
     on.join(", ")
 }
