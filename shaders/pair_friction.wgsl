@@ -152,7 +152,5 @@ fn friction_pair_stats(t: u32) -> vec3<real> {
     let f = friction_of(t);
     let ml = friction_pair_weight(f);
     if (!(f.lambda > 0.0)) { return vec3<real>(0.0); }
-    let y = length(friction_slip(f.normal, friction_pair_sum(pair_nodes(t), f.beta, false)));
-    let sticking = y < P.friction_eps;
-    return vec3<real>(select(real(0.0), real(1.0), sticking), select(real(1.0), real(0.0), sticking), ml * y);
+    return friction_contact_stats(ml, P.friction_eps, f.normal, friction_pair_sum(pair_nodes(t), f.beta, false));
 }

@@ -35,6 +35,14 @@ fn friction_value_change(ml: real, eps: real, n: vec3<real>, dx: vec3<real>, del
     return ml * (friction_f0(length(u1), eps) - friction_f0(length(u), eps));
 }
 
+// One contact's (sticking, sliding, dissipation μ λ |T dx| in J): sticking where its
+// tangential slip is below eps (m). Every friction statistic counts by this rule.
+fn friction_contact_stats(ml: real, eps: real, n: vec3<real>, dx: vec3<real>) -> vec3<real> {
+    let y = length(friction_slip(n, dx));
+    let sticking = y < eps;
+    return vec3<real>(select(real(0.0), real(1.0), sticking), select(real(1.0), real(0.0), sticking), ml * y);
+}
+
 // The gradient and PSD Hessian of D, from one evaluation of the slip.
 struct FrictionTerms {
     // ∂D/∂x = μ λ (f1(y)/y) u (N)

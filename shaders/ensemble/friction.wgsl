@@ -81,11 +81,7 @@ fn variant_friction_stats(vt: Variant, g: u32, dx: vec3<real>) -> vec3<real> {
     for (var s = 0u; s < vt.friction_slots; s++) {
         let f = load_lag(vt, g, s);
         let ml = lag_weight(vt, s, f);
-        if (ml > 0.0) {
-            let y = length(friction_slip(f.xyz, dx));
-            if (y < friction_eps_of(vt)) { out.x += 1.0; } else { out.y += 1.0; }
-            out.z += ml * y;
-        }
+        if (ml > 0.0) { out += friction_contact_stats(ml, friction_eps_of(vt), f.xyz, dx); }
     }
     return out;
 }

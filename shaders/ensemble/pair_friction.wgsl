@@ -132,9 +132,7 @@ fn pairs_friction_stats(vt: Variant, lid: u32) -> vec3<real> {
         let f = load_pair_lag(t);
         let ml = pair_lag_weight(vt, f);
         if (ml > 0.0) {
-            let y = length(friction_slip(f.normal, pair_sum(S_DISP, ens_pair_nodes(t), f.beta)));
-            if (y < friction_eps_of(vt)) { out.x += 1.0; } else { out.y += 1.0; }
-            out.z += ml * y;
+            out += friction_contact_stats(ml, friction_eps_of(vt), f.normal, pair_sum(S_DISP, ens_pair_nodes(t), f.beta));
         }
     }
     return out;

@@ -54,9 +54,7 @@ fn friction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
             let f = load_friction(i, s);
             let ml = friction_weight(s, f);
             if (ml > 0.0) {
-                let y = length(friction_slip(f.xyz, dx));
-                if (y < P.friction_eps) { mine.sums.x += 1.0; } else { mine.sums.y += 1.0; }
-                mine.sums.z += ml * y;
+                mine.sums += vec4<real>(friction_contact_stats(ml, P.friction_eps, f.xyz, dx), 0.0);
             }
         }
     }
