@@ -9,7 +9,10 @@
 #
 # e.g. `scripts/solver-choice.sh target/release/springsim --threads 1`. With
 # VARIANTS=auto (a space-separated subset of auto, direct, block_jacobi, multigrid)
-# only those run, and a column of a variant left out says `–`.
+# only those run, and a column of a variant left out says `–`. With REPEAT=N every
+# variant runs N times, the variants interleaved, and each column shows its fastest
+# run (this machine's short runs vary by ±30 % from one run to the next). With
+# CASES="a|b" only the cases whose line is listed run.
 set -euo pipefail
 BIN=${1:-target/release/springsim}
 shift || true
@@ -30,24 +33,36 @@ echo "| scene | nodes | auto ran | auto | direct | block-Jacobi | V-cycle | auto
 echo "|---|---:|---|---:|---:|---:|---:|---:|"
 n=0
 for c in "${cases[@]}"; do
+    if [ -n "${CASES:-}" ] && [[ "|$CASES|" != *"|$c|"* ]]; then
+        continue
+    fi
     read -r -a args <<<"$c"
-    row=()
     n=$((n + 1))
+    for r in $(seq "${REPEAT:-1}"); do
+        for v in "${variants[@]}"; do
+            name=${v%%:*}
+            if [ -n "${VARIANTS:-}" ] && [[ " $VARIANTS " != *" $name "* ]]; then
+                continue
+            fi
+            read -r -a flags <<<"${v#*:}"
+            dir="$OUT/$n-$name-$r"
+            "$BIN" run "${args[@]}" --backend cpu "${flags[@]}" "$@" --quiet --out "$dir" >/dev/null 2>&1 || true
+        done
+    done
+    row=()
     for v in "${variants[@]}"; do
-        name=${v%%:*}
-        if [ -n "${VARIANTS:-}" ] && [[ " $VARIANTS " != *" $name "* ]]; then
-            row+=("-")
-            continue
-        fi
-        read -r -a flags <<<"${v#*:}"
-        dir="$OUT/$n-$name"
-        "$BIN" run "${args[@]}" --backend cpu "${flags[@]}" "$@" --quiet --out "$dir" >/dev/null 2>&1 || true
-        row+=("$dir/summary.json")
+        row+=("$OUT/$n-${v%%:*}")
     done
     python3 - "$c" "${row[@]}" <<'PY'
-import json, sys
-case, files = sys.argv[1], sys.argv[2:]
-s = [json.load(open(f)) if f != "-" else None for f in files]
+import glob, json, sys
+case, prefixes = sys.argv[1], sys.argv[2:]
+def fastest(prefix):
+    runs = [json.load(open(f)) for f in sorted(glob.glob(prefix + "-*/summary.json"))]
+    if not runs:
+        return None
+    done = [x for x in runs if x["status"] == "completed"]
+    return min(done, key=lambda x: x["ms_per_step"]) if done else runs[0]
+s = [fastest(p) for p in prefixes]
 nan = float("nan")
 ms = [nan if x is None else x["ms_per_step"] if x["status"] == "completed" else float("inf") for x in s]
 cell = lambda m, x: "–" if x is None else f"{m:.2f}" if m != float("inf") else x["status"]
