@@ -67,7 +67,7 @@ nan = float("nan")
 ms = [nan if x is None else x["ms_per_step"] if x["status"] == "completed" else float("inf") for x in s]
 cell = lambda m, x: "–" if x is None else f"{m:.2f}" if m != float("inf") else x["status"]
 first = next(x for x in s if x is not None)
-label = s[0]["linear_solver"] if s[0] else "–"
+label = s[0]["linear_solver"].replace("|", "\\|") if s[0] else "–"
 if s[0] and "auto" in label:
     label += f" ({s[0]['direct_solves']} directions factored)"
 others = [m for m in ms[1:] if m == m]
