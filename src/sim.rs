@@ -18,6 +18,10 @@ pub struct StepRecord {
     pub newton_iterations: u32,
     /// CG iterations over the step.
     pub cg_iterations: u64,
+    /// Newton directions of the step whose linear solve stopped short of its
+    /// tolerance: PCG at `solver.cg_max_iterations`, or at a direction of non-positive
+    /// curvature (which a PSD-projected Hessian never has). 0 on a healthy step.
+    pub cg_unconverged: u32,
     /// Line-search halvings over the step.
     pub line_search_halvings: u32,
     /// Smallest accepted step fraction α.
@@ -171,6 +175,7 @@ impl Simulation {
             time: self.step as f64 * self.solver.dt,
             newton_iterations: stats.iterations,
             cg_iterations: stats.cg_iterations,
+            cg_unconverged: stats.cg_unconverged,
             line_search_halvings: stats.halvings,
             alpha_min: stats.alpha_min,
             ccd_alpha_min: stats.ccd_alpha_min,

@@ -99,6 +99,14 @@ fn lattice_drop_counts_in(precision: springsim::precision::GpuPrecision) {
         total_cpu += u64::from(rc.newton_iterations);
         total_gpu += u64::from(rg.newton_iterations);
         differ += u32::from(rc.newton_iterations != rg.newton_iterations);
+        // Counters are outputs too: every direction's CG reached its tolerance on
+        // both backends, and both say so.
+        assert_eq!(
+            (rc.cg_unconverged, rg.cg_unconverged),
+            (0, 0),
+            "{label}: step {}: directions whose CG stopped short",
+            rc.step
+        );
     }
     eprintln!("{label}: Newton iterations CPU {total_cpu}, GPU {total_gpu}; {differ} steps differ");
     assert!(total_cpu >= steps, "the CPU applies a direction every step");

@@ -201,3 +201,67 @@ fn a_body_at_rest_falls_with_a_small_time_step() {
         }
     }
 }
+
+/// A direction whose CG stops at `solver.cg_max_iterations` is counted per step
+/// (`cg_unconverged`), summed in `summary.json` and named on stderr; a run whose
+/// every CG reached its tolerance counts none and says nothing.
+#[test]
+fn directions_whose_cg_stops_short_are_counted_and_said() {
+    let dir = temp("cg_short");
+    let steps_of = |out: &Path| -> Vec<(u64, u64)> {
+        let text = std::fs::read_to_string(out.join("steps.csv")).unwrap();
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let col = |name: &str| header.iter().position(|c| *c == name).unwrap();
+        let (newton, short) = (col("newton_iterations"), col("cg_unconverged"));
+        lines
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                (f[newton].parse().unwrap(), f[short].parse().unwrap())
+            })
+            .collect()
+    };
+    let pcg = ["--linear-solver", "pcg", "--preconditioner", "block-jacobi"];
+    let fixed = ["--set", "solver.forcing=fixed"];
+
+    let healthy = dir.join("healthy");
+    let o = run_cpu(
+        "square_drop",
+        "40",
+        &healthy,
+        &[&pcg[..], &fixed[..]].concat(),
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(steps_of(&healthy).iter().all(|&(_, short)| short == 0));
+    assert_eq!(summary(&healthy)["cg_unconverged_directions"], 0);
+    assert!(!stderr.contains("cg_unconverged"), "{stderr}");
+
+    // Two CG iterations cannot solve the square's systems (block-Jacobi needs about
+    // 15): every direction, applied or final, stops at the cap.
+    let capped = dir.join("capped");
+    let cap = ["--set", "solver.cg_max_iterations=2"];
+    let o = run_cpu(
+        "square_drop",
+        "40",
+        &capped,
+        &[&pcg[..], &fixed[..], &cap[..]].concat(),
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let rows = steps_of(&capped);
+    assert_eq!(rows.len(), 40, "{stderr}");
+    for (k, &(newton, short)) in rows.iter().enumerate() {
+        assert!(
+            short > newton,
+            "step {}: {short} short of {newton} applied",
+            k + 1
+        );
+    }
+    let total: u64 = rows.iter().map(|r| r.1).sum();
+    assert_eq!(summary(&capped)["cg_unconverged_directions"], total);
+    assert!(
+        stderr.contains(&format!("note: {total} Newton directions stopped short"))
+            && stderr.contains("cg_max_iterations = 2"),
+        "{stderr}"
+    );
+}

@@ -304,6 +304,12 @@ fn report(
             s.resolution_limited_steps, s.steps, s.backend, scene.model.solver.tolerance
         );
     }
+    if s.cg_unconverged_directions > 0 {
+        eprintln!(
+            "note: {} Newton directions stopped short of their CG tolerance (at solver.cg_max_iterations = {}, or at a direction of non-positive curvature); see `cg_unconverged` in steps.csv",
+            s.cg_unconverged_directions, scene.model.solver.cg_max_iterations
+        );
+    }
     if s.capped_steps > 0 {
         eprintln!(
             "note: {} of {} steps stopped at solver.max_newton_iterations = {} before the Newton tolerance; see `newton_capped` in steps.csv",

@@ -39,6 +39,7 @@ pub const STEP_COLUMNS: &[&str] = &[
     "time",
     "newton_iterations",
     "cg_iterations",
+    "cg_unconverged",
     "line_search_halvings",
     "alpha_min",
     "ccd_alpha_min",
@@ -100,11 +101,12 @@ impl StepRow for StepRecord {
     fn csv_row(&self) -> String {
         let r = self;
         format!(
-            "{},{:?},{},{},{},{:?},{:?},{:?},{},{},{},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{},{:?},{},{},{:?},{:?},{:.4}",
+            "{},{:?},{},{},{},{},{:?},{:?},{:?},{},{},{},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{},{:?},{},{},{:?},{:?},{:.4}",
             r.step,
             r.time,
             r.newton_iterations,
             r.cg_iterations,
+            r.cg_unconverged,
             r.line_search_halvings,
             r.alpha_min,
             r.ccd_alpha_min,

@@ -163,6 +163,7 @@ fn accumulate(s: &mut Summary, r: &StepRecord, dhat: f64) {
     s.simulated_time = r.time;
     s.newton_iterations += r.newton_iterations as u64;
     s.cg_iterations += r.cg_iterations;
+    s.cg_unconverged_directions += u64::from(r.cg_unconverged);
     s.line_search_halvings += r.line_search_halvings as u64;
     s.unconverged_steps += u64::from(!r.converged);
     s.resolution_limited_steps += u64::from(r.resolution_limited);

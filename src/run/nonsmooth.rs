@@ -80,7 +80,7 @@ impl StepRow for NonsmoothStep {
     /// stall, incremental potential NaN), no spring or barrier energy, no friction.
     fn csv_row(&self) -> String {
         format!(
-            "{},{:?},0,0,0,1.0,1.0,0.0,1,0,0,0,,NaN,{:?},{:?},0.0,0.0,{:?},{:?},0,inf,0,0,0.0,0.0,{:.4}",
+            "{},{:?},0,0,0,0,1.0,1.0,0.0,1,0,0,0,,NaN,{:?},{:?},0.0,0.0,{:?},{:?},0,inf,0,0,0.0,0.0,{:.4}",
             self.step,
             self.time,
             self.kinetic,

@@ -56,6 +56,10 @@ pub struct Summary {
     pub newton_iterations: u64,
     /// CG iterations over the run.
     pub cg_iterations: u64,
+    /// Newton directions whose linear solve stopped short of its tolerance, over the
+    /// run (`steps.csv`'s `cg_unconverged`).
+    #[serde(default)]
+    pub cg_unconverged_directions: u64,
     /// Newton directions solved by the sparse factorisation instead of PCG (all of
     /// them with `direct`, some with a switching `auto`, 0 with `pcg`).
     #[serde(default)]
@@ -209,6 +213,7 @@ impl Summary {
             simulated_time: 0.0,
             newton_iterations: 0,
             cg_iterations: 0,
+            cg_unconverged_directions: 0,
             direct_solves: 0,
             preconditioner_factorisations: 0,
             line_search_halvings: 0,

@@ -33,6 +33,7 @@ pub const SUMMARY_FIELDS: &[&str] = &[
     "simulated_time",
     "newton_iterations",
     "cg_iterations",
+    "cg_unconverged_directions",
     "direct_solves",
     "preconditioner_factorisations",
     "line_search_halvings",
