@@ -56,8 +56,7 @@ pub struct Summary {
     pub newton_iterations: u64,
     /// CG iterations over the run.
     pub cg_iterations: u64,
-    /// Newton directions whose linear solve stopped short of its tolerance, over the
-    /// run (`steps.csv`'s `cg_unconverged`).
+    /// Directions whose CG stopped short of its tolerance (`steps.csv`'s `cg_unconverged`).
     #[serde(default)]
     pub cg_unconverged_directions: u64,
     /// Newton directions solved by the sparse factorisation instead of PCG (all of
