@@ -208,17 +208,16 @@ fn a_body_at_rest_falls_with_a_small_time_step() {
 #[test]
 fn directions_whose_cg_stops_short_are_counted_and_said() {
     let dir = temp("cg_short");
+    // (newton_iterations, cg_unconverged) per step, through the plot command's reader.
     let steps_of = |out: &Path| -> Vec<(u64, u64)> {
-        let text = std::fs::read_to_string(out.join("steps.csv")).unwrap();
-        let mut lines = text.lines();
-        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-        let col = |name: &str| header.iter().position(|c| *c == name).unwrap();
-        let (newton, short) = (col("newton_iterations"), col("cg_unconverged"));
-        lines
-            .map(|l| {
-                let f: Vec<&str> = l.split(',').collect();
-                (f[newton].parse().unwrap(), f[short].parse().unwrap())
-            })
+        let path = out.join("steps.csv");
+        let c = springsim::run::plots::read_csv(&path).unwrap();
+        let newton = c.get(&path, "newton_iterations").unwrap();
+        let short = c.get(&path, "cg_unconverged").unwrap();
+        newton
+            .iter()
+            .zip(short)
+            .map(|(&n, &s)| (n as u64, s as u64))
             .collect()
     };
     let pcg = ["--linear-solver", "pcg", "--preconditioner", "block-jacobi"];
