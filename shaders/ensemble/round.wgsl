@@ -6,9 +6,11 @@
 // block-Jacobi; only the loops over a variant's nodes and springs are this file's,
 // those over its walls (plane and implicit) ensemble/walls.wgsl's and its wall
 // friction ensemble/friction.wgsl's, its contact pairs' (2D point–edge)
-// ensemble/pairs.wgsl's, with their friction ensemble/pair_friction.wgsl's.
+// ensemble/pairs.wgsl's, with their friction ensemble/pair_friction.wgsl's; 3D
+// contact is watched (ensemble/watch.wgsl).
 // #import ensemble/friction.wgsl
 // #import ensemble/pairs.wgsl
+// #import ensemble/watch.wgsl
 
 fn advance(vt: Variant, lid: u32) {
     let a = arg(vt.index, A_ADVANCE_ALPHA);
@@ -352,7 +354,9 @@ fn direction(vt: Variant, lid: u32) {
     stats.w = max(stats.w, pairs_ccd_negated(vt, lid));
     let s = reduce_max(lid, stats);
     let ccd = min(-s.w, 1.0);
+    let watch = watch_fires(vt, lid);
     if (lid == 0u) {
+        put(v, Q_WATCH, watch);
         put(v, Q_NORM, s.x);
         put(v, Q_CG_ITERATIONS, real(iterations));
         put(v, Q_CG_CONVERGED, select(real(0.0), real(1.0), converged));

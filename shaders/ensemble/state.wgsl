@@ -7,7 +7,8 @@
 //   (total + 1 offsets into `uints`, then the spring indices), then each variant's
 //   implicit walls as indices of the batch's generated wall code (implicit/wall.wgsl),
 //   then every contact pair's nodes (point, edge ends; global), then the node → pairs
-//   CSR (total + 1 offsets into `uints`, then entries pair × 4 + slot).
+//   CSR (total + 1 offsets into `uints`, then entries pair × 4 + slot), then the
+//   watched 3D bodies (ensemble/watch.wgsl, which holds its header and record slots).
 // reals: per variant VR reals (R_*), then per node (mass, contact area, fixed 0/1, 0),
 //   per spring (rest length², stiffness), per plane wall (origin xyz, normal xyz),
 //   then per variant with friction μ of each wall (plane, then implicit).
@@ -56,7 +57,7 @@ const H_PAIR_TERMS_S: u32 = 14u;
 const H_PAIR_ACTIVE_S: u32 = 15u;
 
 // A variant's u32 record.
-const VU: u32 = 16u;
+const VU: u32 = 18u;
 const V_NODE_OFF: u32 = 0u;
 const V_NODES: u32 = 1u;
 const V_SPRING_OFF: u32 = 2u;
@@ -127,7 +128,7 @@ const A_SAFEGUARD: u32 = 9u;
 const A_ETA_MAX: u32 = 10u;
 
 // A variant's results.
-const RS: u32 = 25u;
+const RS: u32 = 26u;
 const Q_ENERGY: u32 = 0u;
 const Q_ENERGY_BAD: u32 = 1u;
 const Q_KINETIC: u32 = 2u;

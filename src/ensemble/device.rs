@@ -15,7 +15,7 @@ use wgpu::util::DeviceExt;
 /// Arguments per variant and round (`NA`).
 pub const NA: usize = 12;
 /// Results per variant (`RS`).
-pub const RS: usize = 25;
+pub const RS: usize = 26;
 /// Most workgroups along x of one dispatch (wgpu's limit); beyond, a second dimension.
 const MAX_GROUPS_X: u32 = 65535;
 
@@ -56,13 +56,13 @@ pub struct EnsembleDevice {
 /// Why a model cannot run in a batch (then it runs alone), or `None`.
 pub fn unsupported(model: &Model) -> Option<String> {
     use crate::linear_solver::PreconditionerKind as P;
-    // (particles alone have no primitives: nothing between them to contact)
-    let pairs = super::pairs::has_pairs(model);
+    // (particles alone have no primitives: nothing between them to contact; 3D
+    // contact is watched: super::watch)
     const MEET: &str = " (contact.self_contact=false batches a scene whose bodies cannot meet)";
     let (why, hint) = if matches!(model.solver.preconditioner, P::Mas | P::Multigrid) {
         ("the multilevel preconditioners".to_string(), "")
-    } else if pairs && model.dim == 3 {
-        ("contact between or within bodies in 3D".to_string(), MEET)
+    } else if let Err(why) = super::watch::watched_bodies(model) {
+        (why, MEET)
     } else if pair_count(model) > MAX_PAIRS {
         let n = pair_count(model);
         (

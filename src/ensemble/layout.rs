@@ -3,13 +3,14 @@
 
 use super::device::{NA, RS};
 use super::pairs::{incidence, pairs_of, PAIR_REALS};
+use super::watch::{watched_bodies, watches, WatchedBody};
 use crate::energy::barrier::BarrierKind;
 use crate::implicit::ImplicitWall;
 use crate::model::{Integrator, Model};
 use crate::precision::GpuPrecision;
 
 /// u32s per variant record (`VU` in the shader).
-pub const VU: usize = 16;
+pub const VU: usize = 18;
 /// Reals per variant record (`VR`).
 pub const VR: usize = 12;
 /// Node vectors of the state buffer (`NV`).
@@ -17,18 +18,24 @@ pub const NV: usize = 11;
 /// Reals per node block pair (Newton block and its block-Jacobi inverse).
 pub const BLOCK_REALS: usize = 12;
 /// Header u32s of the `uints` buffer.
-const HEADER: usize = 16;
+const HEADER: usize = 19;
 /// Reals per lagged friction contact (unit normal xyz, λ) in `state`.
 pub const LAG_REALS: usize = 4;
 
 /// Device bytes a variant of `model` holds in a batch with reals of `real_bytes`
 /// bytes: its record, springs and adjacency (u32), its static and state reals, its
 /// arguments and results, and its op flag (its implicit walls' code is shared by the
-/// batch and not counted), and its contact pairs (nodes, incidence and terms).
+/// batch and not counted), its contact pairs (nodes, incidence and terms) and its
+/// watched bodies (records, clearances and the nodes' x⁰).
 pub fn variant_bytes(model: &Model, real_bytes: u64) -> u64 {
     let (n, s, w) = (model.num_nodes(), model.springs.len(), model.walls.len());
     let pairs = pairs_of(model).len();
-    let words = VU + 2 * s + n + 2 * s + model.implicit_walls.len() + n + 6 * pairs;
+    let bodies = if watches(model) {
+        model.collision.body_collide.len()
+    } else {
+        0
+    };
+    let words = VU + 2 * s + n + 2 * s + model.implicit_walls.len() + n + 6 * pairs + 2 * bodies;
     let slots = friction_slots(model);
     let reals = VR
         + 4 * n
@@ -39,6 +46,8 @@ pub fn variant_bytes(model: &Model, real_bytes: u64) -> u64 {
         + PAIR_REALS * pairs
         + n
         + 3 * pairs
+        + bodies
+        + 3 * n
         + NA
         + RS;
     4 * words as u64 + real_bytes * reals as u64 + 4
@@ -144,7 +153,26 @@ pub fn layout(models: &[&Model]) -> Layout {
     let (pair_offsets, pair_entries) = incidence(&pairs, total_nodes);
     let pairs_u = implicit_u + total_implicit;
     let pair_adj_u = pairs_u + 3 * pairs.len();
-    let mut uints = vec![0u32; pair_adj_u + total_nodes + 1 + pair_entries.len()];
+    // every variant's watched bodies (3D): first node (global) and count
+    let watch_u = pair_adj_u + total_nodes + 1 + pair_entries.len();
+    let mut body_ranges = Vec::with_capacity(models.len());
+    let mut bodies: Vec<WatchedBody> = Vec::new();
+    let mut first = 0u32;
+    for m in models {
+        // (a model that cannot be watched never reaches a batch: device::unsupported)
+        let own = watched_bodies(m).unwrap_or_default();
+        body_ranges.push((bodies.len(), own.len()));
+        bodies.extend(own.iter().map(|b| WatchedBody {
+            first: b.first + first,
+            ..*b
+        }));
+        first += m.num_nodes() as u32;
+    }
+    let mut uints = vec![0u32; watch_u + 2 * bodies.len()];
+    for (k, b) in bodies.iter().enumerate() {
+        uints[watch_u + 2 * k] = b.first;
+        uints[watch_u + 2 * k + 1] = b.count;
+    }
     for (t, p) in pairs.iter().enumerate() {
         uints[pairs_u + 3 * t..pairs_u + 3 * t + 3].copy_from_slice(p);
     }
@@ -152,7 +180,7 @@ pub fn layout(models: &[&Model]) -> Layout {
     for (i, &o) in pair_offsets.iter().enumerate() {
         uints[pair_adj_u + i] = entries_u as u32 + o;
     }
-    uints[entries_u..].copy_from_slice(&pair_entries);
+    uints[entries_u..watch_u].copy_from_slice(&pair_entries);
     let total_lags: usize = models
         .iter()
         .map(|m| m.num_nodes() * friction_slots(m))
@@ -166,7 +194,12 @@ pub fn layout(models: &[&Model]) -> Layout {
     let total_walls: usize = models.iter().map(|m| m.walls.len()).sum();
     let mu_r = walls_r + 6 * total_walls;
     let total_slots: usize = models.iter().map(|m| friction_slots(m)).sum();
-    let mut reals = vec![0.0f64; mu_r + total_slots];
+    let watch_r = mu_r + total_slots;
+    let rest_r = watch_r + bodies.len();
+    let mut reals = vec![0.0f64; rest_r + 3 * total_nodes];
+    for (k, b) in bodies.iter().enumerate() {
+        reals[watch_r + k] = b.clearance;
+    }
     let header = [
         models.len(),
         total_nodes,
@@ -184,6 +217,9 @@ pub fn layout(models: &[&Model]) -> Layout {
         pair_adj_u,
         pair_terms_s,
         pair_active_s,
+        watch_u,
+        watch_r,
+        rest_r,
     ];
     for (k, h) in header.iter().enumerate() {
         uints[k] = *h as u32;
@@ -215,6 +251,8 @@ pub fn layout(models: &[&Model]) -> Layout {
             lag_off,
             pair_ranges[v].0,
             pair_ranges[v].1,
+            body_ranges[v].0,
+            body_ranges[v].1,
         ];
         for (k, x) in rec.iter().enumerate() {
             uints[var_u + v * VU + k] = *x as u32;
@@ -238,6 +276,9 @@ pub fn layout(models: &[&Model]) -> Layout {
             reals[b] = m.mass[i];
             reals[b + 1] = m.contact_area[i];
             reals[b + 2] = f64::from(u8::from(m.fixed[i]));
+            for c in 0..dim {
+                reals[rest_r + 3 * (node_off + i) + c] = m.x0[i * dim + c];
+            }
         }
         for (k, sp) in m.springs.iter().enumerate() {
             let g = spring_off + k;
@@ -297,49 +338,5 @@ pub fn layout(models: &[&Model]) -> Layout {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::scene::{load_with, overrides::Override};
-
-    fn scene(name: &str, sets: &[&str]) -> Model {
-        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-        load_with(name, &Override::parse_all(&sets).unwrap())
-            .unwrap()
-            .model
-    }
-
-    /// Equal implicit walls are compiled once; each variant's record points at its
-    /// own walls' indices, in the slots `state.wgsl` reads.
-    #[test]
-    fn a_batch_compiles_each_distinct_implicit_wall_once() {
-        let models = [
-            scene("circle_balls", &[]),
-            scene("square_drop", &[]),
-            scene("circle_balls", &["contact.kappa=1e5"]),
-            scene("circle_balls", &["walls[0].radius=9.0"]),
-        ];
-        let refs: Vec<&Model> = models.iter().collect();
-        let lay = layout(&refs);
-        assert_eq!(lay.implicit.len(), 2, "two distinct circles");
-        let implicit_u = lay.uints[10] as usize;
-        let record = |v: usize| {
-            (
-                lay.uints[HEADER + v * VU + 9],
-                lay.uints[HEADER + v * VU + 10],
-            )
-        };
-        assert_eq!(
-            [record(0), record(1), record(2), record(3)],
-            [(0, 1), (1, 0), (1, 1), (2, 1)]
-        );
-        assert_eq!(&lay.uints[implicit_u..implicit_u + 3], &[0, 0, 1]);
-        let src = crate::backend::gpu::shaders::source("ensemble/state.wgsl").unwrap();
-        for line in [
-            "const H_IMPLICIT_U: u32 = 10u;",
-            "const V_IMPLICIT_OFF: u32 = 9u;",
-            "const V_IMPLICIT: u32 = 10u;",
-        ] {
-            assert!(src.contains(line), "state.wgsl lacks `{line}`");
-        }
-    }
-}
+#[path = "layout_tests.rs"]
+mod tests;

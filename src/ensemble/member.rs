@@ -8,57 +8,13 @@
 
 use super::device::{NA, RS};
 use super::lockstep::{Lockstep, Reply, Request};
+use super::slots::*;
 use crate::backend::gpu::loose_error_bound;
 use crate::backend::gpu::trials::Trials;
 use crate::backend::{Backend, DeviceCounters, Diagnostics};
 use crate::newton::{CgTolerance, Direction, NewtonSystem, ETA_MAX, GAMMA, SAFEGUARD_THRESHOLD};
 use crate::precision::GpuPrecision;
 use std::sync::Arc;
-
-// Operation flags and argument and result slots of shaders/ensemble/state.wgsl.
-const OP_ADVANCE: u32 = 1;
-const OP_END: u32 = 2;
-const OP_DIAGNOSTICS: u32 = 4;
-const OP_BEGIN: u32 = 8;
-const OP_ENERGY: u32 = 16;
-const OP_DIRECTION: u32 = 32;
-const OP_TRIAL: u32 = 64;
-const OP_LAG: u32 = 128;
-const A_ADVANCE_ALPHA: usize = 0;
-const A_TRIAL_ALPHA: usize = 1;
-const A_FORCING: usize = 2;
-const A_ETA: usize = 3;
-const A_PREV_RHS: usize = 4;
-const A_PREV_ETA: usize = 5;
-const A_FLOOR: usize = 6;
-const A_STOP_DISTANCE: usize = 7;
-const A_GAMMA: usize = 8;
-const A_SAFEGUARD: usize = 9;
-const A_ETA_MAX: usize = 10;
-const Q_ENERGY: usize = 0;
-const Q_ENERGY_BAD: usize = 1;
-const Q_KINETIC: usize = 2;
-const Q_GRAVITY: usize = 3;
-const Q_ELASTIC: usize = 4;
-const Q_BARRIER: usize = 5;
-const Q_MIN_DISTANCE: usize = 6;
-const Q_NORM: usize = 7;
-const Q_CG_ITERATIONS: usize = 8;
-const Q_CG_CONVERGED: usize = 9;
-const Q_BELOW: usize = 10;
-const Q_NEAR: usize = 11;
-const Q_PAIRS: usize = 12;
-const Q_RHS: usize = 13;
-const Q_RR: usize = 14;
-const Q_CCD: usize = 15;
-const Q_TRIAL_CHANGE: usize = 17;
-const Q_TRIAL_BAD: usize = 18;
-const Q_LAMBDA_CHANGE: usize = 19;
-const Q_STICKING: usize = 20;
-const Q_SLIDING: usize = 21;
-const Q_DISSIPATION: usize = 22;
-const Q_MIN_PAIR_DISTANCE: usize = 23;
-const Q_LOOP_CUT: usize = 24;
 
 /// How a variant's error begins where the device cut one of its loops short
 /// ([`super::run_jobs`] then runs the variant again alone).
@@ -256,6 +212,12 @@ impl NewtonSystem for Member {
             }
         }
         let r = self.round(OP_DIRECTION, false).results;
+        if r[Q_WATCH] != 0.0 && self.failure.is_none() {
+            self.failure = Some(format!(
+                "{} (the batch watches 3D contact but does not evaluate it)",
+                super::watch::COME_NEAR
+            ));
+        }
         let rhs_norm = r[Q_RHS];
         // The η the device solved to, in f64 (the device's own differs by rounding).
         let eta = tolerance.relative(rhs_norm, self.per_residual);

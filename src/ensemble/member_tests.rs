@@ -6,7 +6,10 @@ use super::*;
 #[test]
 fn the_host_and_the_kernel_agree_on_every_slot() {
     use crate::ensemble::layout::{BLOCK_REALS, NV, VR, VU};
-    let src = crate::backend::gpu::shaders::source("ensemble/state.wgsl").unwrap();
+    let src = crate::backend::gpu::shaders::source("ensemble/state.wgsl")
+        .unwrap()
+        .to_string()
+        + crate::backend::gpu::shaders::source("ensemble/watch.wgsl").unwrap();
     let shared: &[(&str, usize)] = &[
         ("OP_ADVANCE", OP_ADVANCE as usize),
         ("OP_END", OP_END as usize),
@@ -48,6 +51,10 @@ fn the_host_and_the_kernel_agree_on_every_slot() {
         ("Q_STICKING", Q_STICKING),
         ("Q_SLIDING", Q_SLIDING),
         ("Q_DISSIPATION", Q_DISSIPATION),
+        ("Q_PAIRS", Q_PAIRS),
+        ("Q_MIN_PAIR_DISTANCE", Q_MIN_PAIR_DISTANCE),
+        ("Q_LOOP_CUT", Q_LOOP_CUT),
+        ("Q_WATCH", Q_WATCH),
         ("NA", NA),
         ("RS", RS),
         ("VU", VU),
@@ -58,7 +65,7 @@ fn the_host_and_the_kernel_agree_on_every_slot() {
         let line = format!("const {name}: u32 = {value}u;");
         assert!(
             src.contains(&line),
-            "shaders/ensemble/state.wgsl lacks `{line}`"
+            "shaders/ensemble/state.wgsl or watch.wgsl lacks `{line}`"
         );
     }
     // Two blocks of six reals per node (state.wgsl's block_base).

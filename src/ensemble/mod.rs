@@ -9,7 +9,9 @@
 //!
 //! Scope: plane and implicit walls with their friction, springs, gravity, either
 //! integrator, block-Jacobi PCG, 2D contact between and within bodies with its
-//! friction ([`pairs`]);
+//! friction ([`pairs`]); 3D contact between and within bodies is watched
+//! ([`watch`]): a variant runs in the batch until its surfaces may come within d̂,
+//! then again alone;
 //! [`why_alone`] names what a variant needs beyond that (it then runs
 //! alone on the GPU backend).
 
@@ -18,6 +20,8 @@ pub mod layout;
 pub mod lockstep;
 pub mod member;
 pub mod pairs;
+mod slots;
+pub mod watch;
 
 use crate::precision::PrecisionChoice;
 use crate::run::{RunOptions, Summary};
@@ -111,9 +115,12 @@ pub fn run_jobs(
                     totals.submissions += r.submissions;
                     for (k, out) in r.outcomes.into_iter().enumerate() {
                         let i = members[start + k];
-                        // A variant whose loops the device cut short runs again alone.
+                        // A variant whose loops the device cut short, or whose surfaces
+                        // may come near (3D), runs again alone.
                         let out = match out {
-                            Err(e) if e.contains(member::LOOP_CUT) => {
+                            Err(e)
+                                if e.contains(member::LOOP_CUT) || e.contains(watch::COME_NEAR) =>
+                            {
                                 eprintln!("variant {i}: {e}: running it alone");
                                 totals.alone += 1;
                                 run_alone(&jobs[i])

@@ -28,6 +28,10 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../../../shaders/ensemble/pairs.wgsl"),
     ),
     (
+        "ensemble/watch.wgsl",
+        include_str!("../../../shaders/ensemble/watch.wgsl"),
+    ),
+    (
         "ensemble/pair_friction.wgsl",
         include_str!("../../../shaders/ensemble/pair_friction.wgsl"),
     ),

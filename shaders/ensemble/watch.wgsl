@@ -1,0 +1,159 @@
+// Contact between and within bodies in 3D, watched (src/ensemble/watch.rs, which
+// states the proof): at each Newton direction p, whether some 3D pair could add
+// anything between x and x + p (a barrier, terms, a CCD bound). Where it could, the
+// variant stops and runs alone (which has the 3D contact kernels); where it could
+// not, the pairs add nothing there alone either.
+// Layouts (written by src/ensemble/layout.rs): `uints` at H_WATCH_U holds per
+// watched body its first node (global) and node count, a variant's bodies from
+// V_BODY_OFF of its record (V_BODIES of them); `reals` at H_WATCH_R each body's
+// clearance (m), and at H_REST_R every node's x⁰ (3 reals).
+// #import pair_distance.wgsl
+
+const H_WATCH_U: u32 = 16u;
+const H_WATCH_R: u32 = 17u;
+const H_REST_R: u32 = 18u;
+const V_BODY_OFF: u32 = 16u;
+const V_BODIES: u32 = 17u;
+// 1 where some 3D pair may come near along the round's direction (watch_fires).
+const Q_WATCH: u32 = 25u;
+// Most watched bodies of a variant (watch::MAX_WATCH_BODIES).
+const WATCH_BODIES: u32 = 16u;
+
+// A pair whose distance stays above this many W (the spread of p within a body, or
+// the variant's between bodies) keeps the CCD's share of its gap (watch.rs).
+const CCD_REACH: real = 0.25;
+
+// Each watched body's box over x and x + p (lower corner, upper corner).
+var<workgroup> watch_boxes: array<vec3<real>, 32>;
+
+fn rest_position(g: u32) -> vec3<real> {
+    let b = uints[H_REST_R] + 3u * g;
+    return vec3<real>(reals[b], reals[b + 1u], reals[b + 2u]);
+}
+
+// 1 where some 3D pair of the variant might come within NEAR_REACH d̂, or lose the
+// CCD's share of its gap, on the segment from x to x + p, else 0 (NaN gives 1).
+fn watch_fires(vt: Variant, lid: u32) -> real {
+    let u = var_u + vt.index * VU;
+    let bodies = uints[u + V_BODIES];
+    if (bodies == 0u) { return 0.0; }
+    let body_off = uints[u + V_BODY_OFF];
+    // the variant's mean p; then W = max |p_i − mean| and S = max |x_i| (∞-norm)
+    var acc = vec4<real>(0.0);
+    for (var i = lid; i < vt.nodes; i += WGE) {
+        acc += vec4<real>(load_vec(S_P, vt.node_off + i), 1.0);
+    }
+    let mean = reduce_sum(lid, acc);
+    let pbar = mean.xyz / mean.w;
+    acc = vec4<real>(0.0);
+    for (var i = lid; i < vt.nodes; i += WGE) {
+        let g = vt.node_off + i;
+        let a = abs(load_vec(S_X, g));
+        acc.x = max(acc.x, length(load_vec(S_P, g) - pbar));
+        acc.y = max(acc.y, max(a.x, max(a.y, a.z)));
+    }
+    let spread = reduce_max(lid, acc);
+    let w = spread.x;
+    let reach = NEAR_REACH * vt.dhat + 128.0 * REAL_EPSILON * (spread.y + w);
+    var fires = false;
+    for (var b = 0u; b < min(bodies, WATCH_BODIES); b++) {
+        let rec = uints[H_WATCH_U] + 2u * (body_off + b);
+        let first = uints[rec];
+        let count = uints[rec + 1u];
+        // the body's centres at x and x⁰, its mean p, and its best fitting rotation R
+        var sx = vec4<real>(0.0);
+        var s0 = vec4<real>(0.0);
+        var sp = vec4<real>(0.0);
+        for (var i = lid; i < count; i += WGE) {
+            let g = first + i;
+            sx += vec4<real>(load_vec(S_X, g), 1.0);
+            s0 += vec4<real>(rest_position(g), 0.0);
+            sp += vec4<real>(load_vec(S_P, g), 0.0);
+        }
+        let tx = reduce_sum(lid, sx);
+        let xbar = tx.xyz / tx.w;
+        let x0bar = reduce_sum(lid, s0).xyz / tx.w;
+        let cp = reduce_sum(lid, sp).xyz / tx.w;
+        var f0 = vec4<real>(0.0);
+        var f1 = vec4<real>(0.0);
+        var f2 = vec4<real>(0.0);
+        for (var i = lid; i < count; i += WGE) {
+            let g = first + i;
+            let r0 = rest_position(g) - x0bar;
+            let d = load_vec(S_X, g) - xbar;
+            f0 += vec4<real>(d * r0.x, 0.0);
+            f1 += vec4<real>(d * r0.y, 0.0);
+            f2 += vec4<real>(d * r0.z, 0.0);
+        }
+        let fit = mat3x3<real>(reduce_sum(lid, f0).xyz, reduce_sum(lid, f1).xyz, reduce_sum(lid, f2).xyz);
+        let rot = polar_factor(fit);
+        // distances in the rotated rest shape shrink by at most the defect of R
+        let clearance = reals[uints[H_WATCH_R] + body_off + b] * (1.0 - orthogonality_defect(rot));
+        // over the body's nodes, with a = (x − x̄) − R (x⁰ − x̄⁰) and b = p − c': the
+        // largest of |a| and |a + b| (the deformation at x and at x + p), the largest
+        // |b|, and the box of x and x + p
+        var m = vec4<real>(0.0);
+        var lo = vec4<real>(-BIG);
+        var hi = vec4<real>(-BIG);
+        for (var i = lid; i < count; i += WGE) {
+            let g = first + i;
+            let xi = load_vec(S_X, g);
+            let pi = load_vec(S_P, g);
+            let a = xi - xbar - rot * (rest_position(g) - x0bar);
+            let bi = pi - cp;
+            m.x = max(m.x, max(length(a), length(a + bi)));
+            m.y = max(m.y, length(bi));
+            lo = max(lo, vec4<real>(-min(xi, xi + pi), 0.0));
+            hi = max(hi, vec4<real>(max(xi, xi + pi), 0.0));
+        }
+        let mm = reduce_max(lid, m);
+        let low = reduce_max(lid, lo);
+        let high = reduce_max(lid, hi);
+        if (lid == 0u) {
+            watch_boxes[2u * b] = -low.xyz;
+            watch_boxes[2u * b + 1u] = high.xyz;
+        }
+        let margin = 128.0 * REAL_EPSILON * (min(clearance, spread.y) + spread.y);
+        let need = max(reach, CCD_REACH * mm.y) + margin;
+        if (!(clearance - 2.0 * mm.x >= need)) { fires = true; }
+    }
+    workgroupBarrier();
+    if (lid == 0u) {
+        for (var a = 0u; a < min(bodies, WATCH_BODIES); a++) {
+            for (var b = a + 1u; b < min(bodies, WATCH_BODIES); b++) {
+                let apart = max(watch_boxes[2u * b] - watch_boxes[2u * a + 1u], watch_boxes[2u * a] - watch_boxes[2u * b + 1u]);
+                let gap = length(max(apart, vec3<real>(0.0)));
+                if (!(gap >= max(reach, CCD_REACH * w))) { fires = true; }
+            }
+        }
+    }
+    return select(real(0.0), real(1.0), fires || bodies > WATCH_BODIES);
+}
+
+// The orthogonal polar factor of m (Newton's iteration X ← (X + X⁻ᵀ) / 2 from m
+// scaled to unit size, a fixed number of times), or the identity where m is near
+// singular (a flat or collapsed body) or not finite. Any orthogonal matrix keeps
+// distances, so a rotation or a reflection serves alike.
+fn polar_factor(m: mat3x3<real>) -> mat3x3<real> {
+    let size = sqrt(dot(m[0], m[0]) + dot(m[1], m[1]) + dot(m[2], m[2]));
+    let id = mat3x3<real>(vec3<real>(1.0, 0.0, 0.0), vec3<real>(0.0, 1.0, 0.0), vec3<real>(0.0, 0.0, 1.0));
+    if (!(size > 0.0) || !(size < BIG)) { return id; }
+    var x = m * (1.7320508075688772 / size);
+    if (!(abs(dot(x[0], cross(x[1], x[2]))) > 1e-3)) { return id; }
+    for (var k = 0u; k < 12u; k++) {
+        let c0 = cross(x[1], x[2]);
+        let c1 = cross(x[2], x[0]);
+        let c2 = cross(x[0], x[1]);
+        let det = dot(x[0], c0);
+        x = mat3x3<real>(0.5 * (x[0] + c0 / det), 0.5 * (x[1] + c1 / det), 0.5 * (x[2] + c2 / det));
+    }
+    if (!(orthogonality_defect(x) < 0.5)) { return id; }
+    return x;
+}
+
+// ‖Xᵀ X − I‖ (Frobenius): a lower bound on how much X may shrink a length, relative
+// (σ_min ≥ √(1 − defect) ≥ 1 − defect).
+fn orthogonality_defect(x: mat3x3<real>) -> real {
+    let g = transpose(x) * x - mat3x3<real>(vec3<real>(1.0, 0.0, 0.0), vec3<real>(0.0, 1.0, 0.0), vec3<real>(0.0, 0.0, 1.0));
+    return sqrt(dot(g[0], g[0]) + dot(g[1], g[1]) + dot(g[2], g[2]));
+}

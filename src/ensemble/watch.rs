@@ -1,0 +1,193 @@
+//! Contact between and within bodies in 3D, watched. A batch does not evaluate 3D
+//! point–triangle and edge–edge pairs; instead, at each Newton direction p, the
+//! kernel (`shaders/ensemble/watch.wgsl`) proves that no pair can add anything on
+//! the segment from x to x + p, alone either: a pair adds a barrier, terms or
+//! friction only within d̂, and a CCD bound below 1 only where it loses 90 % of its
+//! gap d₀ (`CCD_KEEP`). So it suffices that every pair stays at least `NEAR_REACH` d̂
+//! apart and keeps a tenth of d₀. While the kernel proves this, the batch computes
+//! what the variant computes alone; once it cannot, the variant stops with
+//! [`COME_NEAR`] before it moves and runs again alone on the GPU backend
+//! (`run_jobs`), which has the 3D contact kernels.
+//!
+//! The proof, per body (a contiguous run of nodes) with u = x − x⁰, at x + t p:
+//! - within a body that collides with itself: a pair's distance is at least its
+//!   distance at x⁰ less twice the largest |u_i + t p_i − c − t c'| over the body's
+//!   nodes, for any translation c + t c' (distance does not change under a common
+//!   translation; the kernel takes the body's mean u and mean p), which is convex in
+//!   t, so its ends bound it. Its distance at x⁰ is at least the body's clearance
+//!   ([`WatchedBody::clearance`]), the smallest over its pairs that can ever form a
+//!   contact (`collision::pairs::candidates`' filters).
+//! - between two bodies: a pair's distance is at least the gap between the bodies'
+//!   boxes over x and x + p.
+//! - the gap kept: along the segment a pair's distance changes by at most 2 W, W the
+//!   largest |p_i − c'| (within a body; the variant's between bodies), so a pair with
+//!   d₀ ≥ 2 W / 0.9 keeps a tenth of it, and one with a smaller d₀ does where the
+//!   bound above is at least W / 4 (> 0.1 × 2 W / 0.9).
+
+use crate::collision::mesh::Collide;
+use crate::collision::pairs::{candidates, pair_distance_sq, pair_nodes, rest_neighbours, Motion};
+use crate::collision::REST_EXCLUSION;
+use crate::model::Model;
+
+/// Most bodies with collision primitives a watched variant may have (`WATCH_BODIES`
+/// in the kernel, which keeps their boxes in workgroup memory).
+pub const MAX_WATCH_BODIES: usize = 16;
+
+/// How far (in d̂) the host looks for a body's closest pair at x⁰: a body whose pairs
+/// are all farther apart gets this clearance, a lower bound.
+const CLEARANCE_REACH: f64 = 16.0;
+
+/// The clearance (m) of a body that never collides with itself: past any scene, and
+/// finite in f32.
+pub const NO_SELF_CONTACT: f64 = 1e30;
+
+/// How a variant's error begins where its surfaces may come within d̂ of each other
+/// ([`super::run_jobs`] then runs the variant again alone).
+pub const COME_NEAR: &str = "two surfaces of this variant may come within d̂ of each other";
+
+/// A body the kernel watches: its nodes (model indices) and its clearance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WatchedBody {
+    /// First node and node count.
+    pub first: u32,
+    pub count: u32,
+    /// The smallest distance (m) at x⁰ between two of its primitives that may ever
+    /// form a contact, or a lower bound on it ([`CLEARANCE_REACH`] d̂);
+    /// [`NO_SELF_CONTACT`] where the body does not collide with itself.
+    pub clearance: f64,
+}
+
+/// Whether the batch watches 3D pairs of `model`: contact between or within bodies is
+/// on, the model is 3D and has collision primitives.
+pub fn watches(model: &Model) -> bool {
+    model.dim == 3 && super::pairs::has_pairs(model)
+}
+
+/// The bodies of `model` that own collision primitives, in node order (none where
+/// the batch does not watch it), or why it cannot be watched.
+pub fn watched_bodies(model: &Model) -> Result<Vec<WatchedBody>, String> {
+    if !watches(model) {
+        return Ok(Vec::new());
+    }
+    let mesh = &model.collision;
+    let excluded = rest_neighbours(mesh, &model.x0, REST_EXCLUSION * model.barrier.dhat);
+    let reach = CLEARANCE_REACH * model.barrier.dhat;
+    let motion = Motion {
+        x: &model.x0,
+        sweep: None,
+    };
+    let mut closest = vec![reach; mesh.body_collide.len()];
+    for pair in candidates(mesh, motion, reach, &excluded) {
+        let (nodes, _) = pair_nodes(mesh, pair);
+        let (a, b) = (
+            mesh.node_body[nodes[0] as usize],
+            mesh.node_body[nodes[2] as usize],
+        );
+        if a == b {
+            let d = pair_distance_sq(mesh, &model.x0, pair).sqrt();
+            closest[a as usize] = closest[a as usize].min(d);
+        }
+    }
+    let mut out = Vec::new();
+    let mut first = 0usize;
+    for (b, &collide) in mesh.body_collide.iter().enumerate() {
+        let count = mesh.node_body[first..]
+            .iter()
+            .take_while(|&&k| k as usize == b)
+            .count();
+        if collide != Collide::Walls && count > 0 {
+            out.push(WatchedBody {
+                first: first as u32,
+                count: count as u32,
+                clearance: if collide == Collide::All {
+                    closest[b]
+                } else {
+                    NO_SELF_CONTACT
+                },
+            });
+        }
+        first += count;
+    }
+    if out.len() > MAX_WATCH_BODIES {
+        return Err(format!(
+            "contact in 3D between more than {MAX_WATCH_BODIES} bodies (this scene has {})",
+            out.len()
+        ));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(name: &str) -> Model {
+        crate::scene::load(name).unwrap().model
+    }
+
+    /// Each body's clearance is the smallest distance at x⁰ over every pair of its
+    /// own the broad phase can find at any reach (brute force), capped at the reach
+    /// the host looks; the bodies cover the model's nodes in order.
+    #[test]
+    fn a_clearance_is_the_closest_pair_of_the_body_at_rest() {
+        for name in ["tet_drop", "tet_stack", "ropes_parallel", "lattice_drop"] {
+            let m = model(name);
+            let mesh = &m.collision;
+            let bodies = watched_bodies(&m).unwrap();
+            assert_eq!(bodies.len(), mesh.body_collide.len(), "{name}");
+            let excluded = rest_neighbours(mesh, &m.x0, REST_EXCLUSION * m.barrier.dhat);
+            let motion = Motion {
+                x: &m.x0,
+                sweep: None,
+            };
+            let mut closest = vec![f64::INFINITY; bodies.len()];
+            for pair in candidates(mesh, motion, 1e3, &excluded) {
+                let (n, _) = pair_nodes(mesh, pair);
+                let (a, b) = (mesh.node_body[n[0] as usize], mesh.node_body[n[2] as usize]);
+                if a == b {
+                    let d = pair_distance_sq(mesh, &m.x0, pair).sqrt();
+                    closest[a as usize] = closest[a as usize].min(d);
+                }
+            }
+            let mut next = 0;
+            for (k, b) in bodies.iter().enumerate() {
+                assert_eq!(b.first, next, "{name}: body {k} starts where the last ends");
+                next += b.count;
+                let cap = CLEARANCE_REACH * m.barrier.dhat;
+                assert_eq!(b.clearance, closest[k].min(cap), "{name}: body {k}");
+                assert!(
+                    b.clearance >= m.barrier.dhat,
+                    "{name}: excluded pairs are out"
+                );
+            }
+            assert_eq!(next as usize, m.num_nodes(), "{name}");
+        }
+        assert!(
+            watched_bodies(&model("two_squares")).unwrap().is_empty(),
+            "2D"
+        );
+    }
+
+    /// A 3D scene of more bodies than the kernel keeps boxes for runs alone, and says
+    /// why; one without contact between bodies has nothing to watch.
+    #[test]
+    fn too_many_bodies_run_alone_and_say_why() {
+        let mut m = model("tet_stack");
+        assert_eq!(watched_bodies(&m).unwrap().len(), 3);
+        assert_eq!(crate::ensemble::device::unsupported(&m), None);
+        let n = m.num_nodes();
+        let many = MAX_WATCH_BODIES + 1;
+        m.collision.node_body = (0..n).map(|i| (i * many / n) as u32).collect();
+        m.collision.body_collide = vec![Collide::All; many];
+        let why = watched_bodies(&m).unwrap_err();
+        assert!(
+            why.contains("more than 16 bodies (this scene has 17)"),
+            "{why}"
+        );
+        let why = crate::ensemble::device::unsupported(&m).expect("alone");
+        assert!(why.contains("more than 16 bodies"), "{why}");
+        m.self_contact.enabled = false;
+        assert!(watched_bodies(&m).unwrap().is_empty());
+        assert_eq!(crate::ensemble::device::unsupported(&m), None);
+    }
+}
