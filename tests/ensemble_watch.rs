@@ -69,33 +69,51 @@ fn a_batch_stops_a_variant_before_its_surfaces_may_come_near() {
     }
 }
 
-/// Through `run_jobs` (what `sweep --backend gpu` calls), the stopped variants run
+/// `sweep --backend gpu` (its child calls `run_jobs`): the stopped variants run
 /// again alone and complete through their contacts, each folder holding the run
-/// alone's steps only.
+/// alone's steps only, and the user is told once why they left their batch.
 #[test]
-fn stopped_variants_run_again_alone_through_their_contacts() {
-    let root = common::new_temp_dir("ensemble_watch_jobs");
-    let jobs = jobs_of(&root, "jobs", tet_drops(), STEPS);
-    let mut seen = vec![None; jobs.len()];
-    let totals = springsim::ensemble::run_jobs(&jobs, 16, |i, out| seen[i] = Some(out.clone()));
-    if totals.batches == 0 && std::env::var_os("CI").is_none() {
-        eprintln!("skipping: no batch ran (no adapter?): {seen:?}");
+fn a_sweep_runs_stopped_variants_again_alone_and_says_why() {
+    let out = common::temp_dir("ensemble_watch_sweep").join("o");
+    let steps = STEPS.to_string();
+    let o = common::sweep(
+        &[
+            "tet_drop",
+            "--vary",
+            "contact.kappa=1e3,1e4",
+            "--backend",
+            "gpu",
+            "--steps",
+            &steps,
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    if stderr.contains("no GPU adapter") && std::env::var_os("CI").is_none() {
+        eprintln!("skipping: no GPU adapter here");
         return;
     }
-    assert_eq!((totals.batches, totals.alone), (1, 2), "{seen:?}");
-    for (v, (s, job)) in seen.iter().zip(&jobs).enumerate() {
-        let s = s
-            .clone()
-            .unwrap()
-            .unwrap_or_else(|e| panic!("variant {v}: {e}"));
-        assert_eq!(s.status, "completed", "variant {v}");
-        assert!(!s.device.contains("batch"), "variant {v}: {}", s.device);
-        let rows = steps_csv(&job.opts.out_dir);
-        assert_eq!(rows.len() as u64, STEPS + 1, "variant {v}");
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "sweep: 2 of 2 variant(s) left their batch and ran again alone: {COME_NEAR}"
+        )),
+        "{stderr}"
+    );
+    for dir in ["000-kappa=1e3", "001-kappa=1e4"] {
+        let d = out.join(dir);
+        let s = common::cli::read_summary(&d);
+        assert_eq!(s["status"], "completed", "{dir}");
+        let device = s["device"].as_str().unwrap();
+        assert!(!device.contains("batch"), "{dir}: {device}");
+        let rows = steps_csv(&d);
+        assert_eq!(rows.len() as u64, STEPS + 1, "{dir}");
         let pairs = column(&rows, "contact_pairs");
         assert!(
             rows.iter().skip(1).any(|r| r[pairs] != "0"),
-            "variant {v}: alone, the tetrahedra meet"
+            "{dir}: alone, the tetrahedra meet"
         );
     }
 }

@@ -93,6 +93,8 @@ pub fn run_jobs(
             None => groups.push((key.0, key.1, vec![i])),
         }
     }
+    // Why variants left their batch, and how many for each reason.
+    let mut left: Vec<(&str, usize)> = Vec::new();
     for (_, precision, members) in groups {
         let mut start = 0;
         while start < members.len() {
@@ -118,13 +120,21 @@ pub fn run_jobs(
                         // A variant whose loops the device cut short, or whose surfaces
                         // may come near (3D), runs again alone.
                         let out = match out {
-                            Err(e)
-                                if e.contains(member::LOOP_CUT) || e.contains(watch::COME_NEAR) =>
+                            Err(e) => match [member::LOOP_CUT, watch::COME_NEAR]
+                                .into_iter()
+                                .find(|why| e.contains(why))
                             {
-                                eprintln!("variant {i}: {e}: running it alone");
-                                totals.alone += 1;
-                                run_alone(&jobs[i])
-                            }
+                                Some(why) => {
+                                    eprintln!("variant {i}: {e}: running it alone");
+                                    totals.alone += 1;
+                                    match left.iter_mut().find(|(w, _)| *w == why) {
+                                        Some((_, n)) => *n += 1,
+                                        None => left.push((why, 1)),
+                                    }
+                                    run_alone(&jobs[i])
+                                }
+                                None => Err(e),
+                            },
                             out => out,
                         };
                         done(i, &out);
@@ -138,6 +148,13 @@ pub fn run_jobs(
             }
             start = end;
         }
+    }
+    // Once per reason, as a note (a sweep relays its child's notes to the user).
+    for (why, n) in left {
+        eprintln!(
+            "note: {n} of {} variant(s) left their batch and ran again alone: {why}",
+            jobs.len()
+        );
     }
     totals
 }
