@@ -108,6 +108,12 @@ impl Simulation {
         self.backend.as_mut()
     }
 
+    /// Replaces the backend, which holds the state at the next step's start
+    /// ([`Backend::handover`]).
+    pub fn replace_backend(&mut self, backend: Box<dyn Backend>) {
+        self.backend = backend;
+    }
+
     /// Steps taken so far.
     pub fn steps_taken(&self) -> u64 {
         self.step

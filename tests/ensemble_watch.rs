@@ -1,12 +1,13 @@
 //! 3D contact between and within bodies in a batch, watched (src/ensemble/watch.rs,
 //! shaders/ensemble/watch.wgsl): a variant steps in the batch as it does alone on
-//! the CPU backend while no two of its surfaces may come within d̂, stops before they
-//! may, and `run_jobs` then runs it again alone, through its contacts.
+//! the CPU backend while no two of its surfaces may come within d̂, and leaves the
+//! batch before they may, going on alone from that step through its contacts.
 
 mod common;
 
 use common::ensemble::*;
 use springsim::ensemble::watch::COME_NEAR;
+use springsim::ensemble::HANDED_OVER;
 use springsim::precision::PrecisionChoice;
 use springsim::scene::{load_with, overrides::Override, Scene};
 
@@ -28,24 +29,29 @@ fn column(rows: &[Vec<String>], name: &str) -> usize {
     rows[0].iter().position(|c| c == name).unwrap()
 }
 
-/// In a batch, each tet_drop variant stops at a step k > 1 with the watch's error,
-/// no later than the CPU alone first finds a pair within d̂; its steps before k take
-/// the CPU's Newton iterations and hold no pair.
+/// The step a variant's `device` says it went on alone from, if it did.
+fn handed_over_at(device: &str) -> Option<usize> {
+    let (_, rest) = device.split_once(HANDED_OVER)?;
+    rest.split(' ').next()?.parse().ok()
+}
+
+/// In a batch, each tet_drop variant leaves at a step k > 1, no later than the CPU
+/// alone first finds a pair within d̂, and goes on alone from there: its steps before
+/// k take the CPU's Newton iterations and hold no pair, and all its steps take the
+/// Newton iterations of the variant run alone on the GPU backend from the start.
 #[test]
-fn a_batch_stops_a_variant_before_its_surfaces_may_come_near() {
+fn a_variant_leaves_its_batch_before_its_surfaces_may_come_near_and_goes_on_alone() {
     let root = common::new_temp_dir("ensemble_watch");
     let jobs = jobs_of(&root, "batch", tet_drops(), STEPS);
     let Some(report) = batch_or_skip(&jobs, PrecisionChoice::F64) else {
         return;
     };
     for (v, (out, job)) in report.outcomes.iter().zip(&jobs).enumerate() {
-        let err = out.as_ref().expect_err("the watch stops the variant");
-        assert!(err.contains(COME_NEAR), "variant {v}: {err}");
-        let k: usize = err
-            .strip_prefix("step ")
-            .and_then(|s| s.split(':').next())
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| panic!("variant {v}: no step in `{err}`"));
+        let s = out.as_ref().unwrap_or_else(|e| panic!("variant {v}: {e}"));
+        assert_eq!(s.status, "completed", "variant {v}");
+        assert!(s.device.contains("batch of 2"), "variant {v}: {}", s.device);
+        assert!(s.device.contains(COME_NEAR), "variant {v}: {}", s.device);
+        let k = handed_over_at(&s.device).unwrap_or_else(|| panic!("variant {v}: {}", s.device));
         let cpu_dir = root.join(format!("cpu/{v}"));
         cpu_alone(job, &cpu_dir);
         let (a, b) = (steps_csv(&job.opts.out_dir), steps_csv(&cpu_dir));
@@ -56,24 +62,43 @@ fn a_batch_stops_a_variant_before_its_surfaces_may_come_near() {
             .position(|r| r[pairs] != "0")
             .map(|i| i + 1)
             .unwrap_or_else(|| panic!("variant {v}: the CPU alone met no pair"));
-        eprintln!("variant {v}: stopped at step {k}; first pair alone at step {first_pair}");
+        eprintln!("variant {v}: left at step {k}; first pair alone at step {first_pair}");
         assert!(
             k > 1 && k <= first_pair,
             "variant {v}: step {k}, {first_pair}"
         );
-        assert_eq!(a.len(), k, "variant {v}: the steps before k are written");
-        for (ra, rb) in a.iter().zip(&b).skip(1) {
+        assert_eq!(a.len() as u64, STEPS + 1, "variant {v}: every step written");
+        for (ra, rb) in a.iter().zip(&b).skip(1).take(k - 1) {
             assert_eq!(ra[newton], rb[newton], "variant {v} step {}", ra[0]);
             assert_eq!(ra[pairs], "0", "variant {v} step {}", ra[0]);
+        }
+        assert!(
+            a.iter().skip(k).any(|r| r[pairs] != "0"),
+            "variant {v}: alone, the tetrahedra meet"
+        );
+        if v == 0 {
+            // the same variant on the GPU backend from the start
+            let dir = root.join("gpu/0");
+            let gpu = springsim::backend::gpu::GpuBackend::new(job.scene.model.clone()).unwrap();
+            let opts = springsim::run::RunOptions {
+                out_dir: dir.clone(),
+                ..job.opts.clone()
+            };
+            springsim::run::run(&job.scene, Some(Box::new(gpu)), &opts).unwrap();
+            let g = steps_csv(&dir);
+            let counts = |rows: &[Vec<String>]| -> Vec<String> {
+                rows.iter().map(|r| r[newton].clone()).collect()
+            };
+            assert_eq!(counts(&a), counts(&g), "Newton iterations per step");
         }
     }
 }
 
-/// `sweep --backend gpu` (its child calls `run_jobs`): the stopped variants run
-/// again alone and complete through their contacts, each folder holding the run
-/// alone's steps only, and the user is told once why they left their batch.
+/// `sweep --backend gpu` (its child calls `run_jobs`): the variants go on alone and
+/// complete through their contacts, and the user is told once why they left their
+/// batch.
 #[test]
-fn a_sweep_runs_stopped_variants_again_alone_and_says_why() {
+fn a_sweep_says_why_variants_left_their_batch() {
     let out = common::temp_dir("ensemble_watch_sweep").join("o");
     let steps = STEPS.to_string();
     let o = common::sweep(
@@ -98,7 +123,7 @@ fn a_sweep_runs_stopped_variants_again_alone_and_says_why() {
     assert!(o.status.success(), "{stderr}");
     assert!(
         stderr.contains(&format!(
-            "sweep: 2 of 2 variant(s) left their batch and ran again alone: {COME_NEAR}"
+            "sweep: 2 of 2 variant(s) left their batch and went on alone: {COME_NEAR}"
         )),
         "{stderr}"
     );
@@ -107,7 +132,7 @@ fn a_sweep_runs_stopped_variants_again_alone_and_says_why() {
         let s = common::cli::read_summary(&d);
         assert_eq!(s["status"], "completed", "{dir}");
         let device = s["device"].as_str().unwrap();
-        assert!(!device.contains("batch"), "{dir}: {device}");
+        assert!(handed_over_at(device).is_some(), "{dir}: {device}");
         let rows = steps_csv(&d);
         assert_eq!(rows.len() as u64, STEPS + 1, "{dir}");
         let pairs = column(&rows, "contact_pairs");

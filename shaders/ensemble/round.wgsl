@@ -391,5 +391,6 @@ fn ensemble_round(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     if ((op & OP_DIRECTION) != 0u) { direction(vt, lid); }
     if ((op & OP_TRIAL) != 0u) { trial(vt, lid, arg(v, A_TRIAL_ALPHA)); }
     if ((op & OP_LAG) != 0u) { update_lag(vt, lid); }
+    if ((op & OP_RESTART) != 0u) { restart_step(vt, lid); }
     report_loop_cut(v, lid);
 }

@@ -157,3 +157,16 @@ fn orthogonality_defect(x: mat3x3<real>) -> real {
     let g = transpose(x) * x - mat3x3<real>(vec3<real>(1.0, 0.0, 0.0), vec3<real>(0.0, 1.0, 0.0), vec3<real>(0.0, 0.0, 1.0));
     return sqrt(dot(g[0], g[0]) + dot(g[1], g[1]) + dot(g[2], g[2]));
 }
+
+// Puts the variant back at its step's start (x = xⁿ): the round after which a
+// variant that leaves its batch reads its state (src/ensemble/member.rs, handover).
+const OP_RESTART: u32 = 256u;
+
+fn restart_step(vt: Variant, lid: u32) {
+    for (var i = lid; i < vt.nodes; i += WGE) {
+        let g = vt.node_off + i;
+        store_vec(S_DISP, g, vec3<real>(0.0));
+        store_vec(S_X, g, load_vec(S_XN, g));
+    }
+    storageBarrier();
+}

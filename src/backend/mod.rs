@@ -166,4 +166,14 @@ pub trait Backend: NewtonSystem + Send {
     fn kernel_times(&self) -> Vec<gpu::profiler::KernelTime> {
         Vec::new()
     }
+    /// Where the step that just failed can go on on another backend (a batch's
+    /// variant whose surfaces may come near: `crate::ensemble::watch`), that backend
+    /// at the failed step's start, and why it took over; `None` elsewhere.
+    fn handover(&mut self) -> Option<Result<Handover, String>> {
+        None
+    }
 }
+
+/// A backend that takes over a run at the start of a failed step, and why it does
+/// ([`Backend::handover`]).
+pub type Handover = (Box<dyn Backend>, String);

@@ -19,14 +19,21 @@ pub const RS: usize = 26;
 /// Most workgroups along x of one dispatch (wgpu's limit); beyond, a second dimension.
 const MAX_GROUPS_X: u32 = 65535;
 
-/// Node vectors a host may read: positions and velocities (`S_X`, `S_V`).
+/// Node vectors a host may read: positions, velocities and accelerations (`S_X`,
+/// `S_V`, `S_ACC`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeVector {
     /// Positions x (m).
     Positions = 0,
     /// Velocities v (m/s).
     Velocities = 4,
+    /// Accelerations a (m/s², Newmark's).
+    Accelerations = 5,
 }
+
+/// Positions (m), velocities (m/s) and accelerations (m/s²) of nodes, `nodes × 3`
+/// (of a batch) or `nodes × dim` (of one variant) each.
+pub type NodeState = (Vec<f64>, Vec<f64>, Vec<f64>);
 
 /// The ensemble's device, buffers and kernel, and its traffic so far.
 pub struct EnsembleDevice {
@@ -174,7 +181,7 @@ impl EnsembleDevice {
             &vec![0u8; RS * k * rb as usize],
             storage | copy,
         );
-        let staging_len = (RS * k).max(2 * 3 * lay.total_nodes) as u64 * rb;
+        let staging_len = (RS * k).max(3 * 3 * lay.total_nodes) as u64 * rb;
         let staging = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("ensemble staging"),
             size: staging_len,
@@ -277,24 +284,27 @@ impl EnsembleDevice {
         decode_reals(&map_and_read(&self.ctx.device, &staging, len), rb)
     }
 
-    /// Every node's positions and velocities, `total × 3` each (one submission and
-    /// one readback).
-    pub fn read_nodes(&mut self) -> (Vec<f64>, Vec<f64>) {
+    /// Every node's positions, velocities and accelerations, `total × 3` each (one
+    /// submission and one readback).
+    pub fn read_nodes(&mut self) -> NodeState {
         let rb = real_bytes(self.ctx.precision);
         let len = (3 * self.total_nodes) as u64 * rb;
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        for (slot, k) in [NodeVector::Positions, NodeVector::Velocities]
-            .iter()
-            .enumerate()
-        {
+        let vectors = [
+            NodeVector::Positions,
+            NodeVector::Velocities,
+            NodeVector::Accelerations,
+        ];
+        for (slot, k) in vectors.iter().enumerate() {
             let src = *k as u64 * len;
             enc.copy_buffer_to_buffer(&self.state, src, &self.staging, slot as u64 * len, len);
         }
         self.ctx.queue.submit([enc.finish()]);
         self.submissions += 1;
         self.readbacks += 1;
-        let all = decode_reals(&map_and_read(&self.ctx.device, &self.staging, 2 * len), rb);
-        let (x, v) = all.split_at(3 * self.total_nodes);
-        (x.to_vec(), v.to_vec())
+        let all = decode_reals(&map_and_read(&self.ctx.device, &self.staging, 3 * len), rb);
+        let mut parts = all.chunks(3 * self.total_nodes).map(<[f64]>::to_vec);
+        let mut next = || parts.next().unwrap_or_default();
+        (next(), next(), next())
     }
 }

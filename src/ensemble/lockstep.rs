@@ -4,7 +4,7 @@
 //! coordinator runs them all as one device round and hands each its answer. A variant
 //! whose run ends (completed, failed or stopped) leaves, and the others go on.
 
-use super::device::{EnsembleDevice, NA, RS};
+use super::device::{EnsembleDevice, NodeState, NA, RS};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
@@ -15,7 +15,8 @@ pub struct Request {
     pub ops: u32,
     /// Their arguments.
     pub args: [f64; NA],
-    /// Also read the variant's positions and velocities after the round.
+    /// Also read the variant's positions, velocities and accelerations after the
+    /// round.
     pub read_nodes: bool,
 }
 
@@ -24,8 +25,9 @@ pub struct Request {
 pub struct Reply {
     /// The variant's results (`Q_*`).
     pub results: [f64; RS],
-    /// Positions (m) and velocities (m/s), `nodes × dim`, where asked for.
-    pub nodes: Option<(Vec<f64>, Vec<f64>)>,
+    /// Positions (m), velocities (m/s) and accelerations (m/s²), `nodes × dim`,
+    /// where asked for.
+    pub nodes: Option<NodeState>,
 }
 
 /// One variant's place at the meeting: its request for the next round and the
@@ -191,7 +193,7 @@ impl Lockstep {
                     .collect::<Vec<f64>>()
             };
             let nodes = match (a.nodes, r.read_nodes) {
-                (Some((x, vel)), true) => Some((own(x), own(vel))),
+                (Some((x, vel, acc)), true) => Some((own(x), own(vel), own(acc))),
                 _ => None,
             };
             let seat = &self.seats[v];
@@ -217,7 +219,7 @@ pub struct RoundTimes {
 struct Answer<'a> {
     requests: &'a [Option<Request>],
     results: &'a [f64],
-    nodes: Option<&'a (Vec<f64>, Vec<f64>)>,
+    nodes: Option<&'a NodeState>,
     node_ranges: &'a [(usize, usize)],
     dim: usize,
 }

@@ -6,7 +6,7 @@
 //! the next call that needs an answer. The round that reads a step's diagnostics
 //! also starts the next step, so a step with n Newton iterations takes n + 2 rounds.
 
-use super::device::{NA, RS};
+use super::device::{NodeState, NA, RS};
 use super::lockstep::{Lockstep, Reply, Request};
 use super::slots::*;
 use crate::backend::gpu::loose_error_bound;
@@ -22,7 +22,7 @@ pub const LOOP_CUT: &str = "the device cut this variant's loops short in its bat
 
 /// The operations of a round's flags, by name (for messages).
 fn op_names(ops: u32) -> String {
-    let names = "advance end diagnostics begin energy direction trial lag".split(' ');
+    let names = "advance end diagnostics begin energy direction trial lag restart".split(' ');
     let on: Vec<&str> = names
         .enumerate()
         .filter(|(k, _)| ops & (1 << k) != 0)
@@ -62,13 +62,18 @@ pub struct Member {
     current_energy: f64,
     trials: Trials,
     ccd: f64,
-    nodes: Option<(Vec<f64>, Vec<f64>)>,
+    nodes: Option<NodeState>,
     rounds: u64,
     /// Whether the variant has friction on its walls or between bodies (lagged
     /// contacts on the device).
     friction: bool,
     /// Why the variant cannot go on, once (see [`NewtonSystem::failure`]).
     failure: Option<String>,
+    /// The model, where the batch watches its 3D contact (to go on alone), and
+    /// whether the watch stopped the current step; whether it left the batch.
+    watched: Option<crate::model::Model>,
+    watch_fired: bool,
+    left: bool,
 }
 
 impl Member {
@@ -101,6 +106,9 @@ impl Member {
             friction: super::layout::friction_slots(model) > 0
                 || (super::pairs::has_pairs(model) && model.self_contact.friction > 0.0),
             failure: None,
+            watched: super::watch::watches(model).then(|| model.clone()),
+            watch_fired: false,
+            left: false,
         }
     }
 
@@ -163,7 +171,7 @@ impl Member {
         }
     }
 
-    fn nodes(&mut self) -> &(Vec<f64>, Vec<f64>) {
+    fn nodes(&mut self) -> &NodeState {
         if self.nodes.is_none() {
             self.nodes = self.round(0, true).nodes;
         }
@@ -173,7 +181,9 @@ impl Member {
 
 impl Drop for Member {
     fn drop(&mut self) {
-        self.lock.leave(self.index);
+        if !self.left {
+            self.lock.leave(self.index);
+        }
     }
 }
 
@@ -213,6 +223,7 @@ impl NewtonSystem for Member {
         }
         let r = self.round(OP_DIRECTION, false).results;
         if r[Q_WATCH] != 0.0 && self.failure.is_none() {
+            self.watch_fired = true;
             self.failure = Some(format!(
                 "{} (the batch watches 3D contact but does not evaluate it)",
                 super::watch::COME_NEAR
@@ -266,6 +277,19 @@ impl NewtonSystem for Member {
 impl Backend for Member {
     fn name(&self) -> &'static str {
         "gpu"
+    }
+
+    /// After the watch stopped a step: reads the variant's state at the step's start,
+    /// leaves the batch and goes on alone on the GPU backend ([`super::watch`]).
+    fn handover(&mut self) -> Option<Result<crate::backend::Handover, String>> {
+        if !std::mem::take(&mut self.watch_fired) {
+            return None;
+        }
+        let model = self.watched.take()?;
+        let state = self.round(OP_RESTART, true).nodes?;
+        self.lock.leave(self.index);
+        self.left = true;
+        Some(super::watch::go_on_alone(model, state))
     }
 
     fn device(&self) -> String {

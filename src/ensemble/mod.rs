@@ -60,6 +60,10 @@ pub struct BatchReport {
     pub rounds: RoundTimes,
 }
 
+/// What a variant's `device` says where it went on alone from a step of its run
+/// (`Backend::handover`, written by the run loop).
+pub const HANDED_OVER: &str = "; alone from step ";
+
 /// Most variants in one batch by default (`sweep --batch`).
 pub const DEFAULT_BATCH: usize = 1024;
 
@@ -93,8 +97,12 @@ pub fn run_jobs(
             None => groups.push((key.0, key.1, vec![i])),
         }
     }
-    // Why variants left their batch, and how many for each reason.
-    let mut left: Vec<(&str, usize)> = Vec::new();
+    // How variants left their batch and why, and how many each way.
+    let mut left: Vec<(String, usize)> = Vec::new();
+    let mut count = |how: String| match left.iter_mut().find(|(w, _)| *w == how) {
+        Some((_, n)) => *n += 1,
+        None => left.push((how, 1)),
+    };
     for (_, precision, members) in groups {
         let mut start = 0;
         while start < members.len() {
@@ -117,8 +125,9 @@ pub fn run_jobs(
                     totals.submissions += r.submissions;
                     for (k, out) in r.outcomes.into_iter().enumerate() {
                         let i = members[start + k];
-                        // A variant whose loops the device cut short, or whose surfaces
-                        // may come near (3D), runs again alone.
+                        // A variant whose loops the device cut short, or which could not
+                        // go on alone where its surfaces may come near (3D), runs again
+                        // alone.
                         let out = match out {
                             Err(e) => match [member::LOOP_CUT, watch::COME_NEAR]
                                 .into_iter()
@@ -127,15 +136,17 @@ pub fn run_jobs(
                                 Some(why) => {
                                     eprintln!("variant {i}: {e}: running it alone");
                                     totals.alone += 1;
-                                    match left.iter_mut().find(|(w, _)| *w == why) {
-                                        Some((_, n)) => *n += 1,
-                                        None => left.push((why, 1)),
-                                    }
+                                    count(format!("ran again alone: {why}"));
                                     run_alone(&jobs[i])
                                 }
                                 None => Err(e),
                             },
-                            out => out,
+                            Ok(s) => {
+                                if s.device.contains(HANDED_OVER) {
+                                    count(format!("went on alone: {}", watch::COME_NEAR));
+                                }
+                                Ok(s)
+                            }
                         };
                         done(i, &out);
                     }
@@ -150,9 +161,9 @@ pub fn run_jobs(
         }
     }
     // Once per reason, as a note (a sweep relays its child's notes to the user).
-    for (why, n) in left {
+    for (how, n) in left {
         eprintln!(
-            "note: {n} of {} variant(s) left their batch and ran again alone: {why}",
+            "note: {n} of {} variant(s) left their batch and {how}",
             jobs.len()
         );
     }

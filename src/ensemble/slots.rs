@@ -9,6 +9,7 @@ pub const OP_ENERGY: u32 = 16;
 pub const OP_DIRECTION: u32 = 32;
 pub const OP_TRIAL: u32 = 64;
 pub const OP_LAG: u32 = 128;
+pub const OP_RESTART: u32 = 256;
 pub const A_ADVANCE_ALPHA: usize = 0;
 pub const A_TRIAL_ALPHA: usize = 1;
 pub const A_FORCING: usize = 2;

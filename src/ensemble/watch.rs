@@ -5,9 +5,11 @@
 //! friction only within d̂, and a CCD bound below 1 only where it loses 90 % of its
 //! gap d₀ (`CCD_KEEP`). So it suffices that every pair stays at least `NEAR_REACH` d̂
 //! apart and keeps a tenth of d₀. While the kernel proves this, the batch computes
-//! what the variant computes alone; once it cannot, the variant stops with
-//! [`COME_NEAR`] before it moves and runs again alone on the GPU backend
-//! (`run_jobs`), which has the 3D contact kernels.
+//! what the variant computes alone; once it cannot, the variant's step stops with
+//! [`COME_NEAR`] before it moves, and the variant leaves the batch and goes on alone
+//! from that step's start on the GPU backend, which has the 3D contact kernels
+//! (`Backend::handover`, [`go_on_alone`]; where that fails, `run_jobs` runs it again
+//! alone from the start).
 //!
 //! The proof, per body (a contiguous run of nodes) with u = x − x⁰, at x + t p:
 //! - within a body that collides with itself: a pair's distance is at least its
@@ -24,10 +26,13 @@
 //!   d₀ ≥ 2 W / 0.9 keeps a tenth of it, and one with a smaller d₀ does where the
 //!   bound above is at least W / 4 (> 0.1 × 2 W / 0.9).
 
+use super::device::NodeState;
+use crate::backend::Handover;
 use crate::collision::mesh::Collide;
 use crate::collision::pairs::{candidates, pair_distance_sq, pair_nodes, rest_neighbours, Motion};
 use crate::collision::REST_EXCLUSION;
 use crate::model::Model;
+use std::sync::{Condvar, Mutex, PoisonError};
 
 /// Most bodies with collision primitives a watched variant may have (`WATCH_BODIES`
 /// in the kernel, which keeps their boxes in workgroup memory).
@@ -41,8 +46,8 @@ const CLEARANCE_REACH: f64 = 16.0;
 /// finite in f32.
 pub const NO_SELF_CONTACT: f64 = 1e30;
 
-/// How a variant's error begins where its surfaces may come within d̂ of each other
-/// ([`super::run_jobs`] then runs the variant again alone).
+/// Why a variant's step stops where its surfaces may come within d̂ of each other
+/// (the variant then goes on alone).
 pub const COME_NEAR: &str = "two surfaces of this variant may come within d̂ of each other";
 
 /// A body the kernel watches: its nodes (model indices) and its clearance.
@@ -115,6 +120,41 @@ pub fn watched_bodies(model: &Model) -> Result<Vec<WatchedBody>, String> {
         ));
     }
     Ok(out)
+}
+
+/// One variant at a time goes on alone after leaving its batch (each opens a device
+/// of its own): whether one is, and the wake-up of those waiting.
+static ALONE: (Mutex<bool>, Condvar) = (Mutex::new(false), Condvar::new());
+
+/// The turn to run alone, held by the variant's backend until it is dropped.
+struct AloneTurn;
+
+impl AloneTurn {
+    fn take() -> Self {
+        let mut busy = ALONE.0.lock().unwrap_or_else(PoisonError::into_inner);
+        while *busy {
+            busy = ALONE.1.wait(busy).unwrap_or_else(PoisonError::into_inner);
+        }
+        *busy = true;
+        AloneTurn
+    }
+}
+
+impl Drop for AloneTurn {
+    fn drop(&mut self) {
+        *ALONE.0.lock().unwrap_or_else(PoisonError::into_inner) = false;
+        ALONE.1.notify_one();
+    }
+}
+
+/// The GPU backend of `model` at `state` (positions, velocities, accelerations at the
+/// step's start), once it is this variant's turn to run alone; and why it runs alone.
+pub(super) fn go_on_alone(model: Model, state: NodeState) -> Result<Handover, String> {
+    let turn = AloneTurn::take();
+    let mut gpu = crate::backend::gpu::GpuBackend::new(model)?;
+    let (x, v, a) = state;
+    gpu.set_state(&x, &v, &a);
+    Ok((Box::new(gpu.holding(Box::new(turn))), COME_NEAR.to_string()))
 }
 
 #[cfg(test)]

@@ -69,10 +69,10 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
             break;
         }
         let t0 = Instant::now();
-        let rec = match sim.step() {
+        let rec = match step_or_hand_over(&mut sim, &mut file.summary.device) {
             Ok(r) => r,
             Err(e) => {
-                failure = Some(format!("step {}: {e}", sim.steps_taken() + 1));
+                failure = Some(e);
                 break;
             }
         };
@@ -177,4 +177,28 @@ fn accumulate(s: &mut Summary, r: &StepRecord, dhat: f64) {
     }
     s.record_distance(r.step, r.min_wall_distance, r.min_wall_distance < dhat);
     s.record_pairs(r.step, r.contact_pairs, r.min_pair_distance);
+}
+
+/// Steps `sim`. Where the step fails on a backend that hands over
+/// ([`Backend::handover`]), the step is taken again on the backend it hands over to,
+/// from the step's start, and `device` says so.
+fn step_or_hand_over(sim: &mut Simulation, device: &mut String) -> Result<StepRecord, String> {
+    let err = match sim.step() {
+        Ok(r) => return Ok(r),
+        Err(e) => e,
+    };
+    let k = sim.steps_taken() + 1;
+    match sim.backend().handover() {
+        None => Err(format!("step {k}: {err}")),
+        Some(Err(why)) => Err(format!("step {k}: {err}; it cannot go on alone: {why}")),
+        Some(Ok((next, why))) => {
+            sim.replace_backend(next);
+            *device = format!(
+                "{device}{}{k} ({why}): {}",
+                crate::ensemble::HANDED_OVER,
+                sim.backend().device()
+            );
+            sim.step().map_err(|e| format!("step {k}: {e}"))
+        }
+    }
 }

@@ -98,6 +98,8 @@ pub struct GpuBackend {
     mas_reuse: crate::mas::reuse::Reuse,
     /// The kernels of a direction solve with the scene's preconditioner.
     solve: SolveKernels,
+    /// Held while the backend lives (a batch's turn to run alone: [`Self::holding`]).
+    lease: Option<Box<dyn Send>>,
 }
 
 /// The kernel sequences of a direction solve: block-Jacobi (formed by the assembly)
@@ -207,9 +209,28 @@ impl GpuBackend {
             pending_energy: None,
             ccd: 1.0,
             batching: CgBatching::fixed(opts.cg_batch),
+            lease: None,
         };
         gpu.rebuild_pairs();
         Ok(gpu)
+    }
+
+    /// Puts the state at the start of a step: positions x (m), velocities v (m/s)
+    /// and accelerations a (m/s², Newmark's), `nodes × dim` each; the contact pairs
+    /// are found again there. (A variant leaving its batch goes on from its state.)
+    pub fn set_state(&mut self, x: &[f64], v: &[f64], a: &[f64]) {
+        use crate::precision::RealClass::State;
+        self.engine.write_vector(|b| &b.x, State, 0, x);
+        self.engine.write_vector(|b| &b.anchors, State, 0, x);
+        self.engine.write_vector(|b| &b.v, State, 0, v);
+        self.engine.write_vector(|b| &b.acc, State, 0, a);
+        self.rebuild_pairs();
+    }
+
+    /// This backend, holding `lease` until it is dropped.
+    pub fn holding(mut self, lease: Box<dyn Send>) -> Self {
+        self.lease = Some(lease);
+        self
     }
 
     /// The model this backend simulates.
