@@ -74,24 +74,37 @@ fn watch_fires(vt: Variant, lid: u32) -> real {
         let xbar = tx.xyz / tx.w;
         let x0bar = reduce_sum(lid, s0).xyz / tx.w;
         let cp = reduce_sum(lid, sp).xyz / tx.w;
+        // the fits of the rest shape to x (columns f) and to x + p (columns h)
         var f0 = vec4<real>(0.0);
         var f1 = vec4<real>(0.0);
         var f2 = vec4<real>(0.0);
+        var h0 = vec4<real>(0.0);
+        var h1 = vec4<real>(0.0);
+        var h2 = vec4<real>(0.0);
         for (var i = lid; i < count; i += WGE) {
             let g = first + i;
             let r0 = rest_position(g) - x0bar;
             let d = load_vec(S_X, g) - xbar;
+            let e = d + load_vec(S_P, g) - cp;
             f0 += vec4<real>(d * r0.x, 0.0);
             f1 += vec4<real>(d * r0.y, 0.0);
             f2 += vec4<real>(d * r0.z, 0.0);
+            h0 += vec4<real>(e * r0.x, 0.0);
+            h1 += vec4<real>(e * r0.y, 0.0);
+            h2 += vec4<real>(e * r0.z, 0.0);
         }
-        let fit = mat3x3<real>(reduce_sum(lid, f0).xyz, reduce_sum(lid, f1).xyz, reduce_sum(lid, f2).xyz);
-        let rot = polar_factor(fit);
-        // distances in the rotated rest shape shrink by at most the defect of R
-        let clearance = reals[uints[H_WATCH_R] + body_off + b] * (1.0 - orthogonality_defect(rot));
-        // over the body's nodes, with a = (x − x̄) − R (x⁰ − x̄⁰) and b = p − c': the
-        // largest of |a| and |a + b| (the deformation at x and at x + p), the largest
-        // |b|, and the box of x and x + p
+        let rot = polar_factor(mat3x3<real>(reduce_sum(lid, f0).xyz, reduce_sum(lid, f1).xyz, reduce_sum(lid, f2).xyz));
+        let rot1 = polar_factor(mat3x3<real>(reduce_sum(lid, h0).xyz, reduce_sum(lid, h1).xyz, reduce_sum(lid, h2).xyz));
+        // Along the segment the rest shape is mapped by R + t (R₁ − R), whose smallest
+        // singular value is at least the ends' less half of ‖R₁ − R‖: distances in it
+        // shrink by at most that.
+        let turn = rot1 - rot;
+        let spin = sqrt(dot(turn[0], turn[0]) + dot(turn[1], turn[1]) + dot(turn[2], turn[2]));
+        let defect = max(orthogonality_defect(rot), orthogonality_defect(rot1)) + 0.5 * spin;
+        let clearance = reals[uints[H_WATCH_R] + body_off + b] * (1.0 - defect);
+        // over the body's nodes, with b = p − c': the deformation at x, (x − x̄) −
+        // R (x⁰ − x̄⁰), and at x + p, with R₁ (the deviation is affine in t, so its
+        // ends bound it), the largest |b|, and the box of x and x + p
         var m = vec4<real>(0.0);
         var lo = vec4<real>(-BIG);
         var hi = vec4<real>(-BIG);
@@ -99,9 +112,11 @@ fn watch_fires(vt: Variant, lid: u32) -> real {
             let g = first + i;
             let xi = load_vec(S_X, g);
             let pi = load_vec(S_P, g);
-            let a = xi - xbar - rot * (rest_position(g) - x0bar);
+            let r0 = rest_position(g) - x0bar;
             let bi = pi - cp;
-            m.x = max(m.x, max(length(a), length(a + bi)));
+            let a = xi - xbar - rot * r0;
+            let a1 = xi + pi - xbar - cp - rot1 * r0;
+            m.x = max(m.x, max(length(a), length(a1)));
             m.y = max(m.y, length(bi));
             lo = max(lo, vec4<real>(-min(xi, xi + pi), 0.0));
             hi = max(hi, vec4<real>(max(xi, xi + pi), 0.0));

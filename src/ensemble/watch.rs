@@ -11,14 +11,17 @@
 //! (`Backend::handover`, [`go_on_alone`]; where that fails, `run_jobs` runs it again
 //! alone from the start).
 //!
-//! The proof, per body (a contiguous run of nodes) with u = x − x⁰, at x + t p:
-//! - within a body that collides with itself: a pair's distance is at least its
-//!   distance at x⁰ less twice the largest |u_i + t p_i − c − t c'| over the body's
-//!   nodes, for any translation c + t c' (distance does not change under a common
-//!   translation; the kernel takes the body's mean u and mean p), which is convex in
-//!   t, so its ends bound it. Its distance at x⁰ is at least the body's clearance
-//!   ([`WatchedBody::clearance`]), the smallest over its pairs that can ever form a
-//!   contact (`collision::pairs::candidates`' filters).
+//! The proof, per body (a contiguous run of nodes), at x + t p for t in [0, 1]:
+//! - within a body that collides with itself: the rest shape (about its centre),
+//!   mapped by M(t) = R₀ + t (R₁ − R₀) and moved with the body's centre, lies
+//!   within δ of the body at x + t p, where R₀ and R₁ are the best-fitting
+//!   rotations at x and at x + p (polar decompositions) and δ the larger of the
+//!   deviations at the two ends (the deviation is affine in t). M(t) shrinks no
+//!   distance by more than its smallest singular value, at least 1 less the
+//!   rotations' orthogonality defect and half of ‖R₁ − R₀‖; so a pair's distance is
+//!   at least the body's clearance ([`WatchedBody::clearance`], the smallest at x⁰
+//!   over its pairs that can ever form a contact: `collision::pairs::candidates`'
+//!   filters) times that, less 2 δ.
 //! - between two bodies: a pair's distance is at least the gap between the bodies'
 //!   boxes over x and x + p.
 //! - the gap kept: along the segment a pair's distance changes by at most 2 W, W the
