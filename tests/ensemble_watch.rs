@@ -7,8 +7,8 @@ mod common;
 
 use common::ensemble::*;
 use springsim::ensemble::watch::COME_NEAR;
-use springsim::ensemble::HANDED_OVER;
 use springsim::precision::PrecisionChoice;
+use springsim::run::HANDED_OVER;
 use springsim::scene::{load_with, overrides::Override, Scene};
 
 /// Steps of each tet_drop variant: its first pairs within d̂ come at step 12 on the

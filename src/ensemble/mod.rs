@@ -60,10 +60,6 @@ pub struct BatchReport {
     pub rounds: RoundTimes,
 }
 
-/// What a variant's `device` says where it went on alone from a step of its run
-/// (`Backend::handover`, written by the run loop).
-pub const HANDED_OVER: &str = "; alone from step ";
-
 /// Most variants in one batch by default (`sweep --batch`).
 pub const DEFAULT_BATCH: usize = 1024;
 
@@ -142,7 +138,7 @@ pub fn run_jobs(
                                 None => Err(e),
                             },
                             Ok(s) => {
-                                if s.device.contains(HANDED_OVER) {
+                                if s.device.contains(crate::run::HANDED_OVER) {
                                     count(format!("went on alone: {}", watch::COME_NEAR));
                                 }
                                 Ok(s)

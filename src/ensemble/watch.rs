@@ -163,10 +163,7 @@ pub(super) fn go_on_alone(model: Model, state: NodeState) -> Result<Handover, St
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn model(name: &str) -> Model {
-        crate::scene::load(name).unwrap().model
-    }
+    use crate::scene::load;
 
     /// Each body's clearance is the smallest distance at x⁰ over every pair of its
     /// own the broad phase can find at any reach (brute force), capped at the reach
@@ -174,7 +171,7 @@ mod tests {
     #[test]
     fn a_clearance_is_the_closest_pair_of_the_body_at_rest() {
         for name in ["tet_drop", "tet_stack", "ropes_parallel", "lattice_drop"] {
-            let m = model(name);
+            let m = load(name).unwrap().model;
             let mesh = &m.collision;
             let bodies = watched_bodies(&m).unwrap();
             assert_eq!(bodies.len(), mesh.body_collide.len(), "{name}");
@@ -206,7 +203,9 @@ mod tests {
             assert_eq!(next as usize, m.num_nodes(), "{name}");
         }
         assert!(
-            watched_bodies(&model("two_squares")).unwrap().is_empty(),
+            watched_bodies(&load("two_squares").unwrap().model)
+                .unwrap()
+                .is_empty(),
             "2D"
         );
     }
@@ -215,7 +214,7 @@ mod tests {
     /// why; one without contact between bodies has nothing to watch.
     #[test]
     fn too_many_bodies_run_alone_and_say_why() {
-        let mut m = model("tet_stack");
+        let mut m = load("tet_stack").unwrap().model;
         assert_eq!(watched_bodies(&m).unwrap().len(), 3);
         assert_eq!(crate::ensemble::device::unsupported(&m), None);
         let n = m.num_nodes();

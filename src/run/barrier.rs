@@ -195,7 +195,7 @@ fn step_or_hand_over(sim: &mut Simulation, device: &mut String) -> Result<StepRe
             sim.replace_backend(next);
             *device = format!(
                 "{device}{}{k} ({why}): {}",
-                crate::ensemble::HANDED_OVER,
+                super::HANDED_OVER,
                 sim.backend().device()
             );
             sim.step().map_err(|e| format!("step {k}: {e}"))

@@ -44,6 +44,10 @@ pub struct RunOptions {
 /// Consecutive stalled steps after which a run stops: the simulation is frozen.
 pub const MAX_CONSECUTIVE_STALLS: u64 = 100;
 
+/// What a run's `device` says where another backend took over from a step of it
+/// (`Backend::handover`: a batch's variant that went on alone), before the step.
+pub const HANDED_OVER: &str = "; alone from step ";
+
 /// Seconds of wall-clock time between rewrites of `summary.json` during a run, so
 /// that a long run's summary shows its progress and a killed run keeps its totals.
 pub const SUMMARY_INTERVAL_S: f64 = 5.0;
