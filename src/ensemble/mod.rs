@@ -11,7 +11,7 @@
 //! integrator, block-Jacobi PCG, 2D contact between and within bodies with its
 //! friction ([`pairs`]); 3D contact between and within bodies is watched
 //! ([`watch`]): a variant runs in the batch until its surfaces may come within d̂,
-//! then again alone;
+//! then goes on alone from that step;
 //! [`why_alone`] names what a variant needs beyond that (it then runs
 //! alone on the GPU backend).
 

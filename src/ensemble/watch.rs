@@ -79,22 +79,35 @@ pub fn watched_bodies(model: &Model) -> Result<Vec<WatchedBody>, String> {
     }
     let mesh = &model.collision;
     let excluded = rest_neighbours(mesh, &model.x0, REST_EXCLUSION * model.barrier.dhat);
-    let reach = CLEARANCE_REACH * model.barrier.dhat;
+    let cap = CLEARANCE_REACH * model.barrier.dhat;
     let motion = Motion {
         x: &model.x0,
         sweep: None,
     };
-    let mut closest = vec![reach; mesh.body_collide.len()];
-    for pair in candidates(mesh, motion, reach, &excluded) {
-        let (nodes, _) = pair_nodes(mesh, pair);
-        let (a, b) = (
-            mesh.node_body[nodes[0] as usize],
-            mesh.node_body[nodes[2] as usize],
-        );
-        if a == b {
-            let d = pair_distance_sq(mesh, &model.x0, pair).sqrt();
-            closest[a as usize] = closest[a as usize].min(d);
+    // The broad phase at a reach finds every pair closer than it: from 2 d̂, doubling
+    // up to the cap while some body that collides with itself has none closer (a fine
+    // mesh stops at the first, where a search at the cap would list millions).
+    let mut closest = vec![cap; mesh.body_collide.len()];
+    let mut reach = 2.0 * model.barrier.dhat;
+    loop {
+        reach = reach.min(cap);
+        for pair in candidates(mesh, motion, reach, &excluded) {
+            let (nodes, _) = pair_nodes(mesh, pair);
+            let (a, b) = (
+                mesh.node_body[nodes[0] as usize],
+                mesh.node_body[nodes[2] as usize],
+            );
+            if a == b {
+                let d = pair_distance_sq(mesh, &model.x0, pair).sqrt();
+                closest[a as usize] = closest[a as usize].min(d);
+            }
         }
+        let open =
+            (0..closest.len()).any(|b| mesh.body_collide[b] == Collide::All && closest[b] >= reach);
+        if !open || reach >= cap {
+            break;
+        }
+        reach *= 2.0;
     }
     let mut out = Vec::new();
     let mut first = 0usize;
