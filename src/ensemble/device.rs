@@ -68,7 +68,7 @@ pub fn unsupported(model: &Model) -> Option<String> {
     const MEET: &str = " (contact.self_contact=false batches a scene whose bodies cannot meet)";
     let (why, hint) = if matches!(model.solver.preconditioner, P::Mas | P::Multigrid) {
         ("the multilevel preconditioners".to_string(), "")
-    } else if let Err(why) = super::watch::watched_bodies(model) {
+    } else if let Some(why) = super::watch::cannot_watch(model) {
         (why, MEET)
     } else if pair_count(model) > MAX_PAIRS {
         let n = pair_count(model);

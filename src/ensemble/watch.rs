@@ -71,10 +71,48 @@ pub fn watches(model: &Model) -> bool {
     model.dim == 3 && super::pairs::has_pairs(model)
 }
 
-/// The bodies of `model` that own collision primitives, in node order (none where
-/// the batch does not watch it), or why it cannot be watched.
-pub fn watched_bodies(model: &Model) -> Result<Vec<WatchedBody>, String> {
+/// The bodies of `model` that own collision primitives, as (body, first node, node
+/// count), in node order; none where the batch does not watch it.
+fn body_runs(model: &Model) -> Vec<(usize, usize, usize)> {
     if !watches(model) {
+        return Vec::new();
+    }
+    let mesh = &model.collision;
+    let mut out = Vec::new();
+    let mut first = 0usize;
+    for (b, &collide) in mesh.body_collide.iter().enumerate() {
+        let count = mesh.node_body[first..]
+            .iter()
+            .take_while(|&&k| k as usize == b)
+            .count();
+        if collide != Collide::Walls && count > 0 {
+            out.push((b, first, count));
+        }
+        first += count;
+    }
+    out
+}
+
+/// Why the batch cannot watch `model`, or `None` (cheap: no clearance is computed).
+pub fn cannot_watch(model: &Model) -> Option<String> {
+    too_many_bodies(body_runs(model).len())
+}
+
+/// Why `n` watched bodies are too many for one variant, or `None`.
+fn too_many_bodies(n: usize) -> Option<String> {
+    (n > MAX_WATCH_BODIES).then(|| {
+        format!("contact in 3D between more than {MAX_WATCH_BODIES} bodies (this scene has {n})")
+    })
+}
+
+/// The bodies of `model` that own collision primitives, in node order (none where
+/// the batch does not watch it), or why it cannot be watched ([`cannot_watch`]).
+pub fn watched_bodies(model: &Model) -> Result<Vec<WatchedBody>, String> {
+    let runs = body_runs(model);
+    if let Some(why) = too_many_bodies(runs.len()) {
+        return Err(why);
+    }
+    if runs.is_empty() {
         return Ok(Vec::new());
     }
     let mesh = &model.collision;
@@ -109,33 +147,18 @@ pub fn watched_bodies(model: &Model) -> Result<Vec<WatchedBody>, String> {
         }
         reach *= 2.0;
     }
-    let mut out = Vec::new();
-    let mut first = 0usize;
-    for (b, &collide) in mesh.body_collide.iter().enumerate() {
-        let count = mesh.node_body[first..]
-            .iter()
-            .take_while(|&&k| k as usize == b)
-            .count();
-        if collide != Collide::Walls && count > 0 {
-            out.push(WatchedBody {
-                first: first as u32,
-                count: count as u32,
-                clearance: if collide == Collide::All {
-                    closest[b]
-                } else {
-                    NO_SELF_CONTACT
-                },
-            });
-        }
-        first += count;
-    }
-    if out.len() > MAX_WATCH_BODIES {
-        return Err(format!(
-            "contact in 3D between more than {MAX_WATCH_BODIES} bodies (this scene has {})",
-            out.len()
-        ));
-    }
-    Ok(out)
+    Ok(runs
+        .into_iter()
+        .map(|(b, first, count)| WatchedBody {
+            first: first as u32,
+            count: count as u32,
+            clearance: if mesh.body_collide[b] == Collide::All {
+                closest[b]
+            } else {
+                NO_SELF_CONTACT
+            },
+        })
+        .collect())
 }
 
 /// One variant at a time goes on alone after leaving its batch (each opens a device
