@@ -142,3 +142,55 @@ fn a_sweep_says_why_variants_left_their_batch() {
         );
     }
 }
+
+/// Steps of the cloth pile in its batch: past the landing of its lower cloth
+/// (step 5) and to the step where the watch lets it go (76 on lavapipe).
+const PILE_STEPS: u64 = 90;
+
+/// Two cloths dropped one above the other (cloth_pile, κ = 1e4), their boxes
+/// overlapping from the start. The lower lands on the ground and drapes; on the
+/// CPU alone the upper first comes within d̂ of it at step 108. In a batch the
+/// variant stays past the landing (the watch measures the bodies again where its
+/// proof from x⁰ fails: a box test and x⁰ alone let it go at step 7), takes the
+/// CPU's Newton iterations at every step there, and leaves no later than the
+/// CPU's first pair.
+#[test]
+fn a_variant_whose_bodies_deform_and_overlap_in_boxes_stays_until_they_may_meet() {
+    let root = common::new_temp_dir("ensemble_watch_pile");
+    let sets = ["contact.kappa=1e4".to_string()];
+    let pile = load_with("cloth_pile", &Override::parse_all(&sets).unwrap()).unwrap();
+    let jobs = jobs_of(&root, "batch", vec![pile], PILE_STEPS);
+    let Some(report) = batch_or_skip(&jobs, PrecisionChoice::F64) else {
+        return;
+    };
+    let s = report.outcomes[0]
+        .as_ref()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.status, "completed");
+    // the CPU alone, on to its first pair
+    let longer = springsim::ensemble::Job {
+        scene: jobs[0].scene.clone(),
+        opts: springsim::run::RunOptions {
+            steps: 120,
+            ..jobs[0].opts.clone()
+        },
+    };
+    let cpu_dir = root.join("cpu");
+    cpu_alone(&longer, &cpu_dir);
+    let (a, b) = (steps_csv(&jobs[0].opts.out_dir), steps_csv(&cpu_dir));
+    let (pairs, newton) = (column(&b, "contact_pairs"), column(&b, "newton_iterations"));
+    let wall = column(&b, "min_wall_distance");
+    let first = |f: &dyn Fn(&Vec<String>) -> bool| b.iter().skip(1).position(f).map(|i| i + 1);
+    let first_pair = first(&|r| r[pairs] != "0").expect("the cloths meet on the CPU alone");
+    let dhat = jobs[0].scene.model.barrier.dhat;
+    let landing = first(&|r| r[wall].parse::<f64>().unwrap() < dhat).expect("the cloth lands");
+    let k = handed_over_at(&s.device).unwrap_or(PILE_STEPS as usize + 1);
+    eprintln!("cloth_pile: lands at step {landing}, left at step {k}, first pair alone at step {first_pair}");
+    assert!(
+        k > landing + 10 && k <= first_pair,
+        "step {k}: landing {landing}, first pair {first_pair}"
+    );
+    for (ra, rb) in a.iter().zip(&b).skip(1).take(k - 1) {
+        assert_eq!(ra[newton], rb[newton], "step {}", ra[0]);
+    }
+}

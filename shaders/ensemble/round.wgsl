@@ -392,5 +392,6 @@ fn ensemble_round(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     if ((op & OP_TRIAL) != 0u) { trial(vt, lid, arg(v, A_TRIAL_ALPHA)); }
     if ((op & OP_LAG) != 0u) { update_lag(vt, lid); }
     if ((op & OP_RESTART) != 0u) { restart_step(vt, lid); }
+    if ((op & OP_WATCH) != 0u) { watch_again(vt, lid); }
     report_loop_cut(v, lid);
 }

@@ -3,15 +3,22 @@
 // anything between x and x + p (a barrier, terms, a CCD bound). Where it could, the
 // variant stops and runs alone (which has the 3D contact kernels); where it could
 // not, the pairs add nothing there alone either.
-// Layouts (written by src/ensemble/layout.rs): `uints` at H_WATCH_U holds per
+// Layouts (written by src/ensemble/layout.rs; the reference is rewritten where a
+// variant takes a new one: watch::reference_writes): `uints` at H_WATCH_U holds per
 // watched body its first node (global) and node count, a variant's bodies from
 // V_BODY_OFF of its record (V_BODIES of them); `reals` at H_WATCH_R each body's
-// clearance (m), and at H_REST_R every node's x⁰ (3 reals).
+// clearance (m) at x⁰, at H_REST_R every node's x⁰ (3 reals), at H_REF_R every
+// node's reference position (3 reals; x⁰ at first), at H_APART_R per body
+// WATCH_BODIES distances (m) at the reference to the variant's bodies, and at
+// H_REF_CLEAR_R each body's clearance at the reference.
 // #import pair_distance.wgsl
 
 const H_WATCH_U: u32 = 16u;
 const H_WATCH_R: u32 = 17u;
 const H_REST_R: u32 = 18u;
+const H_REF_R: u32 = 19u;
+const H_APART_R: u32 = 20u;
+const H_REF_CLEAR_R: u32 = 21u;
 const V_BODY_OFF: u32 = 16u;
 const V_BODIES: u32 = 17u;
 // 1 where some 3D pair may come near along the round's direction (watch_fires).
@@ -25,10 +32,20 @@ const CCD_REACH: real = 0.25;
 
 // Each watched body's box over x and x + p (lower corner, upper corner).
 var<workgroup> watch_boxes: array<vec3<real>, 32>;
+// Each watched body's shift from the reference at x and at x + p (the move of its
+// centre), and the largest deviation of its nodes from that shift (in .w of the
+// first).
+var<workgroup> watch_moves: array<vec4<real>, 32>;
 
-fn rest_position(g: u32) -> vec3<real> {
-    let b = uints[H_REST_R] + 3u * g;
+// Node g's position in the shape whose positions start at `shape` in `reals`.
+fn shape_position(shape: u32, g: u32) -> vec3<real> {
+    let b = shape + 3u * g;
     return vec3<real>(reals[b], reals[b + 1u], reals[b + 2u]);
+}
+
+// Node g's position at the variant's reference.
+fn reference_position(g: u32) -> vec3<real> {
+    return shape_position(uints[H_REF_R], g);
 }
 
 // 1 where some 3D pair of the variant might come within NEAR_REACH d̂, or lose the
@@ -60,51 +77,27 @@ fn watch_fires(vt: Variant, lid: u32) -> real {
         let rec = uints[H_WATCH_U] + 2u * (body_off + b);
         let first = uints[rec];
         let count = uints[rec + 1u];
-        // the body's centres at x and x⁰, its mean p, and its best fitting rotation R
+        // the body's centres at x and at the reference x_r, and its mean p
         var sx = vec4<real>(0.0);
-        var s0 = vec4<real>(0.0);
         var sp = vec4<real>(0.0);
+        var sr = vec4<real>(0.0);
         for (var i = lid; i < count; i += WGE) {
             let g = first + i;
             sx += vec4<real>(load_vec(S_X, g), 1.0);
-            s0 += vec4<real>(rest_position(g), 0.0);
             sp += vec4<real>(load_vec(S_P, g), 0.0);
+            sr += vec4<real>(reference_position(g), 0.0);
         }
         let tx = reduce_sum(lid, sx);
         let xbar = tx.xyz / tx.w;
-        let x0bar = reduce_sum(lid, s0).xyz / tx.w;
         let cp = reduce_sum(lid, sp).xyz / tx.w;
-        // the fits of the rest shape to x (columns f) and to x + p (columns h)
-        var f0 = vec4<real>(0.0);
-        var f1 = vec4<real>(0.0);
-        var f2 = vec4<real>(0.0);
-        var h0 = vec4<real>(0.0);
-        var h1 = vec4<real>(0.0);
-        var h2 = vec4<real>(0.0);
-        for (var i = lid; i < count; i += WGE) {
-            let g = first + i;
-            let r0 = rest_position(g) - x0bar;
-            let d = load_vec(S_X, g) - xbar;
-            let e = d + load_vec(S_P, g) - cp;
-            f0 += vec4<real>(d * r0.x, 0.0);
-            f1 += vec4<real>(d * r0.y, 0.0);
-            f2 += vec4<real>(d * r0.z, 0.0);
-            h0 += vec4<real>(e * r0.x, 0.0);
-            h1 += vec4<real>(e * r0.y, 0.0);
-            h2 += vec4<real>(e * r0.z, 0.0);
-        }
-        let rot = polar_factor(mat3x3<real>(reduce_sum(lid, f0).xyz, reduce_sum(lid, f1).xyz, reduce_sum(lid, f2).xyz));
-        let rot1 = polar_factor(mat3x3<real>(reduce_sum(lid, h0).xyz, reduce_sum(lid, h1).xyz, reduce_sum(lid, h2).xyz));
-        // Along the segment the rest shape is mapped by R + t (R₁ − R), whose smallest
-        // singular value is at least the ends' less half of ‖R₁ − R‖: distances in it
-        // shrink by at most that.
-        let turn = rot1 - rot;
-        let spin = sqrt(dot(turn[0], turn[0]) + dot(turn[1], turn[1]) + dot(turn[2], turn[2]));
-        let defect = max(orthogonality_defect(rot), orthogonality_defect(rot1)) + 0.5 * spin;
-        let clearance = reals[uints[H_WATCH_R] + body_off + b] * (1.0 - defect);
-        // over the body's nodes, with b = p − c': the deformation at x, (x − x̄) −
-        // R (x⁰ − x̄⁰), and at x + p, with R₁ (the deviation is affine in t, so its
-        // ends bound it), the largest |b|, and the box of x and x + p
+        let xrbar = reduce_sum(lid, sr).xyz / tx.w;
+        // within the body: the bound from x⁰ or from the reference, whichever is larger
+        let k = body_off + b;
+        let kept = max(
+            shape_bound(lid, first, count, xbar, cp, uints[H_REST_R], reals[uints[H_WATCH_R] + k]),
+            shape_bound(lid, first, count, xbar, cp, uints[H_REF_R], reals[uints[H_REF_CLEAR_R] + k]));
+        // over the body's nodes, with b = p − c': the largest |b|, the largest
+        // deviation from the shift since the reference, and the box of x and x + p
         var m = vec4<real>(0.0);
         var lo = vec4<real>(-BIG);
         var hi = vec4<real>(-BIG);
@@ -112,12 +105,9 @@ fn watch_fires(vt: Variant, lid: u32) -> real {
             let g = first + i;
             let xi = load_vec(S_X, g);
             let pi = load_vec(S_P, g);
-            let r0 = rest_position(g) - x0bar;
-            let bi = pi - cp;
-            let a = xi - xbar - rot * r0;
-            let a1 = xi + pi - xbar - cp - rot1 * r0;
-            m.x = max(m.x, max(length(a), length(a1)));
-            m.y = max(m.y, length(bi));
+            let d = xi - xbar - (reference_position(g) - xrbar);
+            m.y = max(m.y, length(pi - cp));
+            m.z = max(m.z, max(length(d), length(d + pi - cp)));
             lo = max(lo, vec4<real>(-min(xi, xi + pi), 0.0));
             hi = max(hi, vec4<real>(max(xi, xi + pi), 0.0));
         }
@@ -127,22 +117,83 @@ fn watch_fires(vt: Variant, lid: u32) -> real {
         if (lid == 0u) {
             watch_boxes[2u * b] = -low.xyz;
             watch_boxes[2u * b + 1u] = high.xyz;
+            watch_moves[2u * b] = vec4<real>(xbar - xrbar, mm.z);
+            watch_moves[2u * b + 1u] = vec4<real>(xbar + cp - xrbar, 0.0);
         }
-        let margin = 128.0 * REAL_EPSILON * (min(clearance, spread.y) + spread.y);
+        let margin = 256.0 * REAL_EPSILON * spread.y;
         let need = max(reach, CCD_REACH * mm.y) + margin;
-        if (!(clearance - 2.0 * mm.x >= need)) { fires = true; }
+        if (!(kept >= need)) { fires = true; }
     }
     workgroupBarrier();
     if (lid == 0u) {
+        let between = max(reach, CCD_REACH * w);
+        let margin = 256.0 * REAL_EPSILON * spread.y;
         for (var a = 0u; a < min(bodies, WATCH_BODIES); a++) {
             for (var b = a + 1u; b < min(bodies, WATCH_BODIES); b++) {
                 let apart = max(watch_boxes[2u * b] - watch_boxes[2u * a + 1u], watch_boxes[2u * a] - watch_boxes[2u * b + 1u]);
                 let gap = length(max(apart, vec3<real>(0.0)));
-                if (!(gap >= max(reach, CCD_REACH * w))) { fires = true; }
+                // or: their distance at the reference, less how far their shifts
+                // part (convex in t: the ends bound it) and their deviations
+                let at_ref = reals[uints[H_APART_R] + (body_off + a) * WATCH_BODIES + b];
+                let shift = max(length(watch_moves[2u * a].xyz - watch_moves[2u * b].xyz), length(watch_moves[2u * a + 1u].xyz - watch_moves[2u * b + 1u].xyz));
+                let kept = at_ref - shift - watch_moves[2u * a].w - watch_moves[2u * b].w - margin;
+                if (!(max(gap, kept) >= between)) { fires = true; }
             }
         }
     }
     return select(real(0.0), real(1.0), fires || bodies > WATCH_BODIES);
+}
+
+// A lower bound (m) on the distance of any pair of the body (`count` nodes from
+// `first`; centre x̄ at x, mean p c') on the segment from x to x + p, from a shape
+// whose positions lie in `reals` from `shape` (3 per global node) and whose
+// clearance is `clearance`: the shape, about its centre, mapped by
+// R₀ + t (R₁ − R₀) (R₀, R₁ its best fitting rotations at x and x + p), lies within
+// δ of the body; that map shrinks distances by at most the rotations' defect and
+// half of ‖R₁ − R₀‖ (watch.rs), so pairs stay at least clearance (1 − that) − 2 δ
+// apart.
+fn shape_bound(lid: u32, first: u32, count: u32, xbar: vec3<real>, cp: vec3<real>, shape: u32, clearance: real) -> real {
+    var s0 = vec4<real>(0.0);
+    for (var i = lid; i < count; i += WGE) {
+        s0 += vec4<real>(shape_position(shape, first + i), 0.0);
+    }
+    let x0bar = reduce_sum(lid, s0).xyz / real(count);
+    // the fits of the shape to x (columns f) and to x + p (columns h)
+    var f0 = vec4<real>(0.0);
+    var f1 = vec4<real>(0.0);
+    var f2 = vec4<real>(0.0);
+    var h0 = vec4<real>(0.0);
+    var h1 = vec4<real>(0.0);
+    var h2 = vec4<real>(0.0);
+    for (var i = lid; i < count; i += WGE) {
+        let g = first + i;
+        let r0 = shape_position(shape, g) - x0bar;
+        let d = load_vec(S_X, g) - xbar;
+        let e = d + load_vec(S_P, g) - cp;
+        f0 += vec4<real>(d * r0.x, 0.0);
+        f1 += vec4<real>(d * r0.y, 0.0);
+        f2 += vec4<real>(d * r0.z, 0.0);
+        h0 += vec4<real>(e * r0.x, 0.0);
+        h1 += vec4<real>(e * r0.y, 0.0);
+        h2 += vec4<real>(e * r0.z, 0.0);
+    }
+    let rot = polar_factor(mat3x3<real>(reduce_sum(lid, f0).xyz, reduce_sum(lid, f1).xyz, reduce_sum(lid, f2).xyz));
+    let rot1 = polar_factor(mat3x3<real>(reduce_sum(lid, h0).xyz, reduce_sum(lid, h1).xyz, reduce_sum(lid, h2).xyz));
+    let turn = rot1 - rot;
+    let spin = sqrt(dot(turn[0], turn[0]) + dot(turn[1], turn[1]) + dot(turn[2], turn[2]));
+    let defect = max(orthogonality_defect(rot), orthogonality_defect(rot1)) + 0.5 * spin;
+    // the deviation (x − x̄) − R (s − s̄) at x, and with R₁ at x + p (affine in t: the
+    // ends bound it)
+    var dev: real = 0.0;
+    for (var i = lid; i < count; i += WGE) {
+        let g = first + i;
+        let xi = load_vec(S_X, g);
+        let pi = load_vec(S_P, g);
+        let r0 = shape_position(shape, g) - x0bar;
+        dev = max(dev, max(length(xi - xbar - rot * r0), length(xi + pi - xbar - cp - rot1 * r0)));
+    }
+    let delta = reduce_max(lid, vec4<real>(dev, 0.0, 0.0, 0.0)).x;
+    return clearance * (1.0 - defect) - 2.0 * delta;
 }
 
 // The orthogonal polar factor of m (Newton's iteration X ← (X + X⁻ᵀ) / 2 from m
@@ -171,6 +222,15 @@ fn polar_factor(m: mat3x3<real>) -> mat3x3<real> {
 fn orthogonality_defect(x: mat3x3<real>) -> real {
     let g = transpose(x) * x - mat3x3<real>(vec3<real>(1.0, 0.0, 0.0), vec3<real>(0.0, 1.0, 0.0), vec3<real>(0.0, 0.0, 1.0));
     return sqrt(dot(g[0], g[0]) + dot(g[1], g[1]) + dot(g[2], g[2]));
+}
+
+// Runs the watch again on the round's direction, after the variant took a new
+// reference (src/ensemble/member.rs).
+const OP_WATCH: u32 = 512u;
+
+fn watch_again(vt: Variant, lid: u32) {
+    let fires = watch_fires(vt, lid);
+    if (lid == 0u) { put(vt.index, Q_WATCH, fires); }
 }
 
 // Puts the variant back at its step's start (x = xⁿ): the round after which a

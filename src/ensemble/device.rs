@@ -42,6 +42,7 @@ pub struct EnsembleDevice {
     bind_group: wgpu::BindGroup,
     ops: wgpu::Buffer,
     args: wgpu::Buffer,
+    reals: wgpu::Buffer,
     state: wgpu::Buffer,
     results: wgpu::Buffer,
     staging: wgpu::Buffer,
@@ -58,6 +59,8 @@ pub struct EnsembleDevice {
     pub readbacks: u64,
     /// Bytes of device memory each variant's share of the buffers holds.
     pub bytes_per_variant: Vec<u64>,
+    /// Where each variant's watch data lie in `reals` (3D contact, watched).
+    pub watch_places: Vec<super::watch::WatchPlace>,
 }
 
 /// Why a model cannot run in a batch (then it runs alone), or `None`.
@@ -209,6 +212,7 @@ impl EnsembleDevice {
             bind_group,
             ops,
             args,
+            reals,
             state,
             results,
             staging,
@@ -219,6 +223,7 @@ impl EnsembleDevice {
             submissions: 0,
             readbacks: 0,
             bytes_per_variant,
+            watch_places: lay.watch_places,
         })
     }
 
@@ -234,6 +239,15 @@ impl EnsembleDevice {
     /// The precision mode the kernel runs in.
     pub fn precision(&self) -> GpuPrecision {
         self.ctx.precision
+    }
+
+    /// Overwrites `reals` from index `at` with `values` (before the next round).
+    pub fn write_reals(&mut self, at: usize, values: &[f64]) {
+        let p = self.ctx.precision;
+        let bytes = reals_bytes(values, p);
+        self.ctx
+            .queue
+            .write_buffer(&self.reals, at as u64 * real_bytes(p), &bytes);
     }
 
     /// Runs one round: variant v does `ops[v]` (flags of `shaders/ensemble/state.wgsl`;

@@ -3,7 +3,7 @@
 
 use super::device::{NA, RS};
 use super::pairs::{incidence, pairs_of, PAIR_REALS};
-use super::watch::{watched_bodies, watches, WatchedBody};
+use super::watch::{watched_bodies, watches, WatchPlace, WatchedBody, MAX_WATCH_BODIES};
 use crate::energy::barrier::BarrierKind;
 use crate::implicit::ImplicitWall;
 use crate::model::{Integrator, Model};
@@ -18,7 +18,7 @@ pub const NV: usize = 11;
 /// Reals per node block pair (Newton block and its block-Jacobi inverse).
 pub const BLOCK_REALS: usize = 12;
 /// Header u32s of the `uints` buffer.
-const HEADER: usize = 19;
+const HEADER: usize = 22;
 /// Reals per lagged friction contact (unit normal xyz, λ) in `state`.
 pub const LAG_REALS: usize = 4;
 
@@ -26,7 +26,8 @@ pub const LAG_REALS: usize = 4;
 /// bytes: its record, springs and adjacency (u32), its static and state reals, its
 /// arguments and results, and its op flag (its implicit walls' code is shared by the
 /// batch and not counted), its contact pairs (nodes, incidence and terms) and its
-/// watched bodies (records, clearances and the nodes' x⁰).
+/// watched bodies (records, clearances at x⁰ and at the reference, distances between
+/// bodies, the nodes' x⁰ and their reference positions).
 pub fn variant_bytes(model: &Model, real_bytes: u64) -> u64 {
     let (n, s, w) = (model.num_nodes(), model.springs.len(), model.walls.len());
     let pairs = pairs_of(model).len();
@@ -46,8 +47,8 @@ pub fn variant_bytes(model: &Model, real_bytes: u64) -> u64 {
         + PAIR_REALS * pairs
         + n
         + 3 * pairs
-        + bodies
-        + 3 * n
+        + (2 + MAX_WATCH_BODIES) * bodies
+        + 6 * n
         + NA
         + RS;
     4 * words as u64 + real_bytes * reals as u64 + 4
@@ -105,6 +106,8 @@ pub struct Layout {
     /// The batch's distinct implicit walls, in the order of the generated kernel code
     /// (`implicit_wall_*(w, …)`); a variant's walls are indices into it.
     pub implicit: Vec<ImplicitWall>,
+    /// Where each variant's watch reference lies in `reals` (3D contact, watched).
+    pub watch_places: Vec<WatchPlace>,
 }
 
 /// The distinct implicit walls of `models` (equal expressions once, first come
@@ -196,9 +199,15 @@ pub fn layout(models: &[&Model]) -> Layout {
     let total_slots: usize = models.iter().map(|m| friction_slots(m)).sum();
     let watch_r = mu_r + total_slots;
     let rest_r = watch_r + bodies.len();
-    let mut reals = vec![0.0f64; rest_r + 3 * total_nodes];
+    let ref_r = rest_r + 3 * total_nodes;
+    let apart_r = ref_r + 3 * total_nodes;
+    let ref_clear_r = apart_r + MAX_WATCH_BODIES * bodies.len();
+    let mut reals = vec![0.0f64; ref_clear_r + bodies.len()];
     for (k, b) in bodies.iter().enumerate() {
         reals[watch_r + k] = b.clearance;
+        reals[ref_clear_r + k] = b.clearance;
+        reals[apart_r + MAX_WATCH_BODIES * k..apart_r + MAX_WATCH_BODIES * (k + 1)]
+            .copy_from_slice(&b.apart);
     }
     let header = [
         models.len(),
@@ -220,6 +229,9 @@ pub fn layout(models: &[&Model]) -> Layout {
         watch_u,
         watch_r,
         rest_r,
+        ref_r,
+        apart_r,
+        ref_clear_r,
     ];
     for (k, h) in header.iter().enumerate() {
         uints[k] = *h as u32;
@@ -228,6 +240,7 @@ pub fn layout(models: &[&Model]) -> Layout {
     let (mut implicit_off, mut mu_off, mut lag_off) = (0usize, 0usize, 0usize);
     let mut adj_fill = adj_u + total_nodes + 1;
     let mut node_ranges = Vec::new();
+    let mut watch_places = Vec::new();
     for (v, m) in models.iter().enumerate() {
         let n = m.num_nodes();
         let s = &m.solver;
@@ -278,6 +291,7 @@ pub fn layout(models: &[&Model]) -> Layout {
             reals[b + 2] = f64::from(u8::from(m.fixed[i]));
             for c in 0..dim {
                 reals[rest_r + 3 * (node_off + i) + c] = m.x0[i * dim + c];
+                reals[ref_r + 3 * (node_off + i) + c] = m.x0[i * dim + c];
             }
         }
         for (k, sp) in m.springs.iter().enumerate() {
@@ -320,6 +334,11 @@ pub fn layout(models: &[&Model]) -> Layout {
         mu_off += slots;
         lag_off += n * slots;
         node_ranges.push((node_off, n));
+        watch_places.push(WatchPlace {
+            reference: ref_r + 3 * node_off,
+            apart: apart_r + MAX_WATCH_BODIES * body_ranges[v].0,
+            clearances: ref_clear_r + body_ranges[v].0,
+        });
         node_off += n;
         spring_off += m.springs.len();
         wall_off += m.walls.len();
@@ -334,6 +353,7 @@ pub fn layout(models: &[&Model]) -> Layout {
         total_pairs: pairs.len(),
         pair_entries: pair_entries.len(),
         implicit,
+        watch_places,
     }
 }
 

@@ -9,7 +9,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
 /// What a variant asks of a round.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Request {
     /// Operation flags (`OP_*` of `shaders/ensemble/state.wgsl`).
     pub ops: u32,
@@ -18,6 +18,9 @@ pub struct Request {
     /// Also read the variant's positions, velocities and accelerations after the
     /// round.
     pub read_nodes: bool,
+    /// Writes into the batch's `reals` (first index, values) before the round: the
+    /// variant's own data only.
+    pub writes: Vec<(usize, Vec<f64>)>,
 }
 
 /// A round's answer to one variant.
@@ -140,6 +143,9 @@ impl Lockstep {
                 if let Some(r) = r {
                     ops[v] = r.ops;
                     args[v * NA..(v + 1) * NA].copy_from_slice(&r.args);
+                    for (at, values) in &r.writes {
+                        dev.write_reals(*at, values);
+                    }
                 }
             }
             let results = if ops.iter().any(|&o| o != 0) {
@@ -149,7 +155,7 @@ impl Lockstep {
             };
             let nodes = requests
                 .iter()
-                .any(|r| r.is_some_and(|r| r.read_nodes))
+                .any(|r| r.as_ref().is_some_and(|r| r.read_nodes))
                 .then(|| dev.read_nodes());
             times.device += t.elapsed().as_secs_f64();
             let t = Instant::now();
@@ -182,7 +188,7 @@ impl Lockstep {
     /// Hands the seats in `range` their answers and wakes them.
     fn answer(&self, a: &Answer<'_>, range: std::ops::Range<usize>) {
         for v in range {
-            let Some(r) = a.requests[v] else { continue };
+            let Some(r) = &a.requests[v] else { continue };
             let mut results = [0.0; RS];
             results.copy_from_slice(&a.results[v * RS..(v + 1) * RS]);
             let own = |all: &[f64]| {

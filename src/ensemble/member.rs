@@ -9,6 +9,7 @@
 use super::device::{NodeState, NA, RS};
 use super::lockstep::{Lockstep, Reply, Request};
 use super::slots::*;
+use super::watch::{WatchPlace, Watched};
 use crate::backend::gpu::loose_error_bound;
 use crate::backend::gpu::trials::Trials;
 use crate::backend::{Backend, DeviceCounters, Diagnostics};
@@ -19,17 +20,6 @@ use std::sync::Arc;
 /// How a variant's error begins where the device cut one of its loops short
 /// ([`super::run_jobs`] then runs the variant again alone).
 pub const LOOP_CUT: &str = "the device cut this variant's loops short in its batch";
-
-/// The operations of a round's flags, by name (for messages).
-fn op_names(ops: u32) -> String {
-    let names = "advance end diagnostics begin energy direction trial lag restart".split(' ');
-    let on: Vec<&str> = names
-        .enumerate()
-        .filter(|(k, _)| ops & (1 << k) != 0)
-        .map(|(_, name)| name)
-        .collect();
-    on.join(", ")
-}
 
 /// The stand-in for +∞ the kernels write (`BIG` in shaders/common.wgsl), read back.
 const BIG_READ: f64 = 2.9e38;
@@ -69,9 +59,11 @@ pub struct Member {
     friction: bool,
     /// Why the variant cannot go on, once (see [`NewtonSystem::failure`]).
     failure: Option<String>,
-    /// The model, where the batch watches its 3D contact (to go on alone), and
-    /// whether the watch stopped the current step; whether it left the batch.
-    watched: Option<crate::model::Model>,
+    /// Writes into the batch's `reals` for the next round.
+    writes: Vec<(usize, Vec<f64>)>,
+    /// What the batch's watch of its 3D contact needs, where it has such contact,
+    /// and whether the watch stopped the current step; whether it left the batch.
+    watched: Option<Watched>,
     watch_fired: bool,
     left: bool,
 }
@@ -85,6 +77,7 @@ impl Member {
         shared: Arc<Shared>,
         model: &crate::model::Model,
         memory_bytes: u64,
+        place: WatchPlace,
     ) -> Self {
         let per_residual = model.error_per_residual();
         Self {
@@ -106,7 +99,8 @@ impl Member {
             friction: super::layout::friction_slots(model) > 0
                 || (super::pairs::has_pairs(model) && model.self_contact.friction > 0.0),
             failure: None,
-            watched: super::watch::watches(model).then(|| model.clone()),
+            writes: Vec::new(),
+            watched: Watched::new(model, place),
             watch_fired: false,
             left: false,
         }
@@ -121,6 +115,9 @@ impl Member {
         self.ops |= op;
         if op & (OP_ADVANCE | OP_END) != 0 {
             self.nodes = None;
+            if let Some(w) = self.watched.as_mut() {
+                w.fresh = false;
+            }
         }
     }
 
@@ -137,6 +134,7 @@ impl Member {
             ops: ran,
             args: self.args,
             read_nodes,
+            writes: std::mem::take(&mut self.writes),
         };
         self.ops = 0;
         self.rounds += 1;
@@ -169,6 +167,22 @@ impl Member {
         } else {
             r[Q_TRIAL_CHANGE]
         }
+    }
+
+    /// Where the watch could not prove the round's direction free of 3D contact:
+    /// makes the current iterate the variant's reference (its bodies' clearances
+    /// and distances there, computed on the host) and runs the watch again;
+    /// whether it now proves it. A reference already at this iterate is kept.
+    fn watch_from_here(&mut self) -> bool {
+        if self.watched.as_ref().is_none_or(|w| w.fresh) {
+            return false;
+        }
+        let x = self.nodes().0.clone();
+        let Some(w) = self.watched.as_mut() else {
+            return false;
+        };
+        self.writes = w.take_reference(&x);
+        self.round(OP_WATCH, false).results[Q_WATCH] == 0.0
     }
 
     fn nodes(&mut self) -> &NodeState {
@@ -222,7 +236,7 @@ impl NewtonSystem for Member {
             }
         }
         let r = self.round(OP_DIRECTION, false).results;
-        if r[Q_WATCH] != 0.0 && self.failure.is_none() {
+        if r[Q_WATCH] != 0.0 && self.failure.is_none() && !self.watch_from_here() {
             self.watch_fired = true;
             self.failure = Some(format!(
                 "{} (the batch watches 3D contact but does not evaluate it)",
@@ -285,7 +299,7 @@ impl Backend for Member {
         if !std::mem::take(&mut self.watch_fired) {
             return None;
         }
-        let model = self.watched.take()?;
+        let model = self.watched.take()?.model;
         let state = self.round(OP_RESTART, true).nodes?;
         self.lock.leave(self.index);
         self.left = true;

@@ -20,6 +20,7 @@ fn the_host_and_the_kernel_agree_on_every_slot() {
         ("OP_TRIAL", OP_TRIAL as usize),
         ("OP_LAG", OP_LAG as usize),
         ("OP_RESTART", OP_RESTART as usize),
+        ("OP_WATCH", OP_WATCH as usize),
         ("A_ADVANCE_ALPHA", A_ADVANCE_ALPHA),
         ("A_TRIAL_ALPHA", A_TRIAL_ALPHA),
         ("A_FORCING", A_FORCING),

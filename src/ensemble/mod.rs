@@ -221,13 +221,20 @@ fn run_batch_of(jobs: &[&Job], precision: PrecisionChoice) -> Result<BatchReport
     });
     let lock = Arc::new(Lockstep::new(jobs.len()));
     let bytes = dev.bytes_per_variant.clone();
+    let places = dev.watch_places.clone();
     let (outcomes, rounds) = std::thread::scope(|scope| {
         let handles: Vec<_> = jobs
             .iter()
             .enumerate()
             .map(|(v, job)| {
-                let member =
-                    Member::new(lock.clone(), v, shared.clone(), &job.scene.model, bytes[v]);
+                let member = Member::new(
+                    lock.clone(),
+                    v,
+                    shared.clone(),
+                    &job.scene.model,
+                    bytes[v],
+                    places[v],
+                );
                 std::thread::Builder::new()
                     .name(format!("variant {v}"))
                     .stack_size(MEMBER_STACK)

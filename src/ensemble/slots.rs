@@ -10,6 +10,7 @@ pub const OP_DIRECTION: u32 = 32;
 pub const OP_TRIAL: u32 = 64;
 pub const OP_LAG: u32 = 128;
 pub const OP_RESTART: u32 = 256;
+pub const OP_WATCH: u32 = 512;
 pub const A_ADVANCE_ALPHA: usize = 0;
 pub const A_TRIAL_ALPHA: usize = 1;
 pub const A_FORCING: usize = 2;
@@ -46,3 +47,14 @@ pub const Q_DISSIPATION: usize = 22;
 pub const Q_MIN_PAIR_DISTANCE: usize = 23;
 pub const Q_LOOP_CUT: usize = 24;
 pub const Q_WATCH: usize = 25;
+
+/// The operations of a round's flags, by name (for messages).
+pub fn op_names(ops: u32) -> String {
+    let names = "advance end diagnostics begin energy direction trial lag restart watch".split(' ');
+    let on: Vec<&str> = names
+        .enumerate()
+        .filter(|(k, _)| ops & (1 << k) != 0)
+        .map(|(_, name)| name)
+        .collect();
+    on.join(", ")
+}

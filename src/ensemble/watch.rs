@@ -12,27 +12,43 @@
 //! alone from the start).
 //!
 //! The proof, per body (a contiguous run of nodes), at x + t p for t in [0, 1]:
-//! - within a body that collides with itself: the rest shape (about its centre),
-//!   mapped by M(t) = R₀ + t (R₁ − R₀) and moved with the body's centre, lies
-//!   within δ of the body at x + t p, where R₀ and R₁ are the best-fitting
+//! - within a body that collides with itself: a shape of the body (x⁰, or the
+//!   variant's reference, below; whichever gives the larger bound), about its
+//!   centre, mapped by M(t) = R₀ + t (R₁ − R₀) and moved with the body's centre,
+//!   lies within δ of the body at x + t p, where R₀ and R₁ are the best-fitting
 //!   rotations at x and at x + p (polar decompositions) and δ the larger of the
 //!   deviations at the two ends (the deviation is affine in t). M(t) shrinks no
 //!   distance by more than its smallest singular value, at least 1 less the
 //!   rotations' orthogonality defect and half of ‖R₁ − R₀‖; so a pair's distance is
-//!   at least the body's clearance ([`WatchedBody::clearance`], the smallest at x⁰
-//!   over its pairs that can ever form a contact: `collision::pairs::candidates`'
-//!   filters) times that, less 2 δ.
+//!   at least the body's clearance in that shape ([`WatchedBody::clearance`], the
+//!   smallest over its pairs that can ever form a contact:
+//!   `collision::pairs::candidates`' filters) times that, less 2 δ.
 //! - between two bodies: a pair's distance is at least the gap between the bodies'
-//!   boxes over x and x + p.
+//!   boxes over x and x + p, or at least their distance at the reference
+//!   ([`WatchedBody::apart`]) less how far their centres' shifts since the
+//!   reference part (convex in t: the ends bound it) and the largest deviation of
+//!   each body's nodes from its shift (affine in t: the ends bound it; a point of a
+//!   primitive is a convex combination of its nodes and keeps the bound).
 //! - the gap kept: along the segment a pair's distance changes by at most 2 W, W the
 //!   largest |p_i − c'| (within a body; the variant's between bodies), so a pair with
 //!   d₀ ≥ 2 W / 0.9 keeps a tenth of it, and one with a smaller d₀ does where the
 //!   bound above is at least W / 4 (> 0.1 × 2 W / 0.9).
+//!
+//! The reference is x⁰ at first, then the iterate where the proof last failed
+//! ([`Watched::take_reference`]: the host measures the bodies there,
+//! [`watched_bodies_at`], and the kernel tries once more before the variant
+//! leaves). It takes away the deformation and the motion since x⁰, not the
+//! deformation along p: a body that deforms by about half its clearance within one
+//! Newton direction (a lattice slamming into its bowl) still leaves. x⁰ stays in
+//! the proof within a body because a reference where the body is compressed
+//! towards itself has a smaller clearance than x⁰.
 
 use super::device::NodeState;
 use crate::backend::Handover;
 use crate::collision::mesh::Collide;
-use crate::collision::pairs::{candidates, pair_distance_sq, pair_nodes, rest_neighbours, Motion};
+use crate::collision::pairs::{
+    candidates, pair_distance_sq, pair_nodes, rest_neighbours, Motion, Pair,
+};
 use crate::collision::REST_EXCLUSION;
 use crate::model::Model;
 use std::sync::{Condvar, Mutex, PoisonError};
@@ -41,7 +57,7 @@ use std::sync::{Condvar, Mutex, PoisonError};
 /// in the kernel, which keeps their boxes in workgroup memory).
 pub const MAX_WATCH_BODIES: usize = 16;
 
-/// How far (in d̂) the host looks for a body's closest pair at x⁰: a body whose pairs
+/// How far (in d̂) the host looks for a body's closest pair at a reference: a body whose pairs
 /// are all farther apart gets this clearance, a lower bound.
 const CLEARANCE_REACH: f64 = 16.0;
 
@@ -53,16 +69,22 @@ pub const NO_SELF_CONTACT: f64 = 1e30;
 /// (the variant then goes on alone).
 pub const COME_NEAR: &str = "two surfaces of this variant may come within d̂ of each other";
 
-/// A body the kernel watches: its nodes (model indices) and its clearance.
+/// A body the kernel watches: its nodes (model indices), its clearance and its
+/// distances to the variant's other bodies.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WatchedBody {
     /// First node and node count.
     pub first: u32,
     pub count: u32,
-    /// The smallest distance (m) at x⁰ between two of its primitives that may ever
-    /// form a contact, or a lower bound on it ([`CLEARANCE_REACH`] d̂);
-    /// [`NO_SELF_CONTACT`] where the body does not collide with itself.
+    /// The smallest distance (m) at the positions measured (x⁰ for the batch's
+    /// layout) between two of its primitives that may ever form a contact, or a
+    /// lower bound on it (the reach the host searched); [`NO_SELF_CONTACT`] where
+    /// the body does not collide with itself.
     pub clearance: f64,
+    /// The smallest distance (m) at the positions measured between its primitives and those
+    /// of the variant's watched body k, or a lower bound on it, for k < the number
+    /// of bodies (the rest unused).
+    pub apart: [f64; MAX_WATCH_BODIES],
 }
 
 /// Whether the batch watches 3D pairs of `model`: contact between or within bodies is
@@ -105,8 +127,19 @@ fn too_many_bodies(n: usize) -> Option<String> {
     })
 }
 
+/// The pairs of `model` never treated as contacts: those near each other at x⁰
+/// (`collision::pairs::rest_neighbours`), for [`watched_bodies_at`].
+pub fn excluded_pairs(model: &Model) -> Vec<Pair> {
+    rest_neighbours(
+        &model.collision,
+        &model.x0,
+        REST_EXCLUSION * model.barrier.dhat,
+    )
+}
+
 /// The bodies of `model` that own collision primitives, in node order (none where
-/// the batch does not watch it), or why it cannot be watched ([`cannot_watch`]).
+/// the batch does not watch it), with their clearances and distances at x⁰, or why
+/// it cannot be watched ([`cannot_watch`]).
 pub fn watched_bodies(model: &Model) -> Result<Vec<WatchedBody>, String> {
     let runs = body_runs(model);
     if let Some(why) = too_many_bodies(runs.len()) {
@@ -115,50 +148,138 @@ pub fn watched_bodies(model: &Model) -> Result<Vec<WatchedBody>, String> {
     if runs.is_empty() {
         return Ok(Vec::new());
     }
+    Ok(watched_bodies_at(model, &model.x0, &excluded_pairs(model)))
+}
+
+/// The watched bodies of `model` (at most [`MAX_WATCH_BODIES`]) with their clearances
+/// and distances at positions `x` (`nodes × 3`), `excluded` from
+/// [`excluded_pairs`]: the reference the kernel measures a body's deformation from.
+pub fn watched_bodies_at(model: &Model, x: &[f64], excluded: &[Pair]) -> Vec<WatchedBody> {
+    let runs = body_runs(model);
     let mesh = &model.collision;
-    let excluded = rest_neighbours(mesh, &model.x0, REST_EXCLUSION * model.barrier.dhat);
     let cap = CLEARANCE_REACH * model.barrier.dhat;
-    let motion = Motion {
-        x: &model.x0,
-        sweep: None,
-    };
+    let motion = Motion { x, sweep: None };
+    // run index of each body
+    let mut run_of = vec![usize::MAX; mesh.body_collide.len()];
+    for (k, &(b, _, _)) in runs.iter().enumerate() {
+        run_of[b] = k;
+    }
     // The broad phase at a reach finds every pair closer than it: from 2 d̂, doubling
     // up to the cap while some body that collides with itself has none closer (a fine
-    // mesh stops at the first, where a search at the cap would list millions).
-    let mut closest = vec![cap; mesh.body_collide.len()];
+    // mesh stops at the first, where a search at the cap would list millions). Pairs
+    // of bodies with none closer than the last reach get that reach, a lower bound.
+    let n = runs.len();
+    let mut closest = vec![f64::INFINITY; n];
+    let mut apart = vec![f64::INFINITY; n * n];
     let mut reach = 2.0 * model.barrier.dhat;
     loop {
         reach = reach.min(cap);
-        for pair in candidates(mesh, motion, reach, &excluded) {
+        closest.fill(f64::INFINITY);
+        apart.fill(f64::INFINITY);
+        for pair in candidates(mesh, motion, reach, excluded) {
             let (nodes, _) = pair_nodes(mesh, pair);
-            let (a, b) = (
-                mesh.node_body[nodes[0] as usize],
-                mesh.node_body[nodes[2] as usize],
-            );
+            let a = run_of[mesh.node_body[nodes[0] as usize] as usize];
+            let b = run_of[mesh.node_body[nodes[2] as usize] as usize];
+            if a == usize::MAX || b == usize::MAX {
+                continue;
+            }
+            let d = pair_distance_sq(mesh, x, pair).sqrt();
             if a == b {
-                let d = pair_distance_sq(mesh, &model.x0, pair).sqrt();
-                closest[a as usize] = closest[a as usize].min(d);
+                closest[a] = closest[a].min(d);
+            } else {
+                apart[a * n + b] = apart[a * n + b].min(d);
+                apart[b * n + a] = apart[b * n + a].min(d);
             }
         }
-        let open =
-            (0..closest.len()).any(|b| mesh.body_collide[b] == Collide::All && closest[b] >= reach);
+        let open = runs
+            .iter()
+            .enumerate()
+            .any(|(k, &(b, _, _))| mesh.body_collide[b] == Collide::All && closest[k] >= reach);
         if !open || reach >= cap {
             break;
         }
         reach *= 2.0;
     }
-    Ok(runs
-        .into_iter()
-        .map(|(b, first, count)| WatchedBody {
-            first: first as u32,
-            count: count as u32,
-            clearance: if mesh.body_collide[b] == Collide::All {
-                closest[b]
-            } else {
-                NO_SELF_CONTACT
-            },
+    runs.iter()
+        .enumerate()
+        .map(|(k, &(b, first, count))| {
+            let mut row = [0.0; MAX_WATCH_BODIES];
+            for (j, d) in row.iter_mut().enumerate().take(n) {
+                *d = apart[k * n + j].min(reach);
+            }
+            WatchedBody {
+                first: first as u32,
+                count: count as u32,
+                clearance: if mesh.body_collide[b] == Collide::All {
+                    closest[k].min(reach)
+                } else {
+                    NO_SELF_CONTACT
+                },
+                apart: row,
+            }
         })
-        .collect())
+        .collect()
+}
+
+/// Where a variant's reference lies in the batch's `reals` (indices): its nodes'
+/// positions (3 per node), its bodies' distances ([`MAX_WATCH_BODIES`] each) and
+/// their clearances (1 each).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WatchPlace {
+    pub reference: usize,
+    pub apart: usize,
+    pub clearances: usize,
+}
+
+/// The writes (first index in `reals`, values) that make `x` (`nodes × 3`, the
+/// variant's own nodes) the reference of a variant at `place`: its positions, and
+/// its bodies' distances and clearances there.
+pub fn reference_writes(
+    model: &Model,
+    excluded: &[Pair],
+    place: WatchPlace,
+    x: &[f64],
+) -> Vec<(usize, Vec<f64>)> {
+    let bodies = watched_bodies_at(model, x, excluded);
+    vec![
+        (place.reference, x.to_vec()),
+        (place.apart, bodies.iter().flat_map(|b| b.apart).collect()),
+        (
+            place.clearances,
+            bodies.iter().map(|b| b.clearance).collect(),
+        ),
+    ]
+}
+
+/// What a watched variant's backend keeps: its model (to take new references, and
+/// to go on alone), the pairs excluded at x⁰ (computed at the first new reference)
+/// and where its watch data lie; whether its reference is the current iterate.
+pub(super) struct Watched {
+    pub model: Model,
+    excluded: Option<Vec<Pair>>,
+    place: WatchPlace,
+    /// Whether the reference is the iterate the last direction started from (a new
+    /// one there would change nothing).
+    pub fresh: bool,
+}
+
+impl Watched {
+    pub fn new(model: &Model, place: WatchPlace) -> Option<Self> {
+        watches(model).then(|| Self {
+            model: model.clone(),
+            excluded: None,
+            place,
+            fresh: false,
+        })
+    }
+
+    /// The writes that make `x` (the variant's positions, `nodes × 3`) its reference.
+    pub fn take_reference(&mut self, x: &[f64]) -> Vec<(usize, Vec<f64>)> {
+        let model = &self.model;
+        let excluded = self.excluded.get_or_insert_with(|| excluded_pairs(model));
+        self.fresh = true;
+        reference_writes(model, excluded, self.place, x)
+    }
 }
 
 /// One variant at a time goes on alone after leaving its batch (each opens a device
@@ -197,75 +318,5 @@ pub(super) fn go_on_alone(model: Model, state: NodeState) -> Result<Handover, St
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::scene::load;
-
-    /// Each body's clearance is the smallest distance at x⁰ over every pair of its
-    /// own the broad phase can find at any reach (brute force), capped at the reach
-    /// the host looks; the bodies cover the model's nodes in order.
-    #[test]
-    fn a_clearance_is_the_closest_pair_of_the_body_at_rest() {
-        for name in ["tet_drop", "tet_stack", "ropes_parallel", "lattice_drop"] {
-            let m = load(name).unwrap().model;
-            let mesh = &m.collision;
-            let bodies = watched_bodies(&m).unwrap();
-            assert_eq!(bodies.len(), mesh.body_collide.len(), "{name}");
-            let excluded = rest_neighbours(mesh, &m.x0, REST_EXCLUSION * m.barrier.dhat);
-            let motion = Motion {
-                x: &m.x0,
-                sweep: None,
-            };
-            let mut closest = vec![f64::INFINITY; bodies.len()];
-            for pair in candidates(mesh, motion, 1e3, &excluded) {
-                let (n, _) = pair_nodes(mesh, pair);
-                let (a, b) = (mesh.node_body[n[0] as usize], mesh.node_body[n[2] as usize]);
-                if a == b {
-                    let d = pair_distance_sq(mesh, &m.x0, pair).sqrt();
-                    closest[a as usize] = closest[a as usize].min(d);
-                }
-            }
-            let mut next = 0;
-            for (k, b) in bodies.iter().enumerate() {
-                assert_eq!(b.first, next, "{name}: body {k} starts where the last ends");
-                next += b.count;
-                let cap = CLEARANCE_REACH * m.barrier.dhat;
-                assert_eq!(b.clearance, closest[k].min(cap), "{name}: body {k}");
-                assert!(
-                    b.clearance >= m.barrier.dhat,
-                    "{name}: excluded pairs are out"
-                );
-            }
-            assert_eq!(next as usize, m.num_nodes(), "{name}");
-        }
-        assert!(
-            watched_bodies(&load("two_squares").unwrap().model)
-                .unwrap()
-                .is_empty(),
-            "2D"
-        );
-    }
-
-    /// A 3D scene of more bodies than the kernel keeps boxes for runs alone, and says
-    /// why; one without contact between bodies has nothing to watch.
-    #[test]
-    fn too_many_bodies_run_alone_and_say_why() {
-        let mut m = load("tet_stack").unwrap().model;
-        assert_eq!(watched_bodies(&m).unwrap().len(), 3);
-        assert_eq!(crate::ensemble::device::unsupported(&m), None);
-        let n = m.num_nodes();
-        let many = MAX_WATCH_BODIES + 1;
-        m.collision.node_body = (0..n).map(|i| (i * many / n) as u32).collect();
-        m.collision.body_collide = vec![Collide::All; many];
-        let why = watched_bodies(&m).unwrap_err();
-        assert!(
-            why.contains("more than 16 bodies (this scene has 17)"),
-            "{why}"
-        );
-        let why = crate::ensemble::device::unsupported(&m).expect("alone");
-        assert!(why.contains("more than 16 bodies"), "{why}");
-        m.self_contact.enabled = false;
-        assert!(watched_bodies(&m).unwrap().is_empty());
-        assert_eq!(crate::ensemble::device::unsupported(&m), None);
-    }
-}
+#[path = "watch_tests.rs"]
+mod tests;
