@@ -282,7 +282,7 @@ fn each_pair_s_stored_terms_match_the_cpu_s() {
         eprintln!("{label}: {} CG iterations, converged {}", r[8], r[9]);
         args[0] = 1.0;
         dev.round(&[1], &args);
-        let (x, _, _) = dev.read_nodes();
+        let (x, _, _) = dev.read_nodes(1);
         let mut far = 0.0f64;
         for i in 0..model.num_nodes() {
             for c in 0..2 {

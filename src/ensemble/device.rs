@@ -298,9 +298,10 @@ impl EnsembleDevice {
         decode_reals(&map_and_read(&self.ctx.device, &staging, len), rb)
     }
 
-    /// Every node's positions, velocities and accelerations, `total × 3` each (one
-    /// submission and one readback).
-    pub fn read_nodes(&mut self) -> NodeState {
+    /// Every node's first `count` node vectors of positions, velocities and
+    /// accelerations, `total × 3` each, the rest empty (one submission and one
+    /// readback).
+    pub fn read_nodes(&mut self, count: usize) -> NodeState {
         let rb = real_bytes(self.ctx.precision);
         let len = (3 * self.total_nodes) as u64 * rb;
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
@@ -309,14 +310,18 @@ impl EnsembleDevice {
             NodeVector::Velocities,
             NodeVector::Accelerations,
         ];
-        for (slot, k) in vectors.iter().enumerate() {
+        let count = count.min(vectors.len());
+        for (slot, k) in vectors.iter().take(count).enumerate() {
             let src = *k as u64 * len;
             enc.copy_buffer_to_buffer(&self.state, src, &self.staging, slot as u64 * len, len);
         }
         self.ctx.queue.submit([enc.finish()]);
         self.submissions += 1;
         self.readbacks += 1;
-        let all = decode_reals(&map_and_read(&self.ctx.device, &self.staging, 3 * len), rb);
+        let all = decode_reals(
+            &map_and_read(&self.ctx.device, &self.staging, count as u64 * len),
+            rb,
+        );
         let mut parts = all.chunks(3 * self.total_nodes).map(<[f64]>::to_vec);
         let mut next = || parts.next().unwrap_or_default();
         (next(), next(), next())

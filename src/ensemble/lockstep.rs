@@ -15,9 +15,9 @@ pub struct Request {
     pub ops: u32,
     /// Their arguments.
     pub args: [f64; NA],
-    /// Also read the variant's positions, velocities and accelerations after the
-    /// round.
-    pub read_nodes: bool,
+    /// How many of the variant's node vectors to read after the round: 0 none, 1
+    /// positions, 2 also velocities, 3 also accelerations.
+    pub read_nodes: usize,
     /// Writes into the batch's `reals` (first index, values) before the round: the
     /// variant's own data only.
     pub writes: Vec<(usize, Vec<f64>)>,
@@ -153,10 +153,13 @@ impl Lockstep {
             } else {
                 vec![0.0; k * RS]
             };
-            let nodes = requests
+            let most = requests
                 .iter()
-                .any(|r| r.as_ref().is_some_and(|r| r.read_nodes))
-                .then(|| dev.read_nodes());
+                .flatten()
+                .map(|r| r.read_nodes)
+                .max()
+                .unwrap_or(0);
+            let nodes = (most > 0).then(|| dev.read_nodes(most));
             times.device += t.elapsed().as_secs_f64();
             let t = Instant::now();
             let answer = Answer {
@@ -198,9 +201,14 @@ impl Lockstep {
                     .map(|(i, c)| all[(off + i) * 3 + c])
                     .collect::<Vec<f64>>()
             };
+            // the vectors asked for (the round may have read more for others)
             let nodes = match (a.nodes, r.read_nodes) {
-                (Some((x, vel, acc)), true) => Some((own(x), own(vel), own(acc))),
-                _ => None,
+                (Some(_), 0) | (None, _) => None,
+                (Some((x, vel, acc)), k) => Some((
+                    own(x),
+                    if k > 1 { own(vel) } else { Vec::new() },
+                    if k > 2 { own(acc) } else { Vec::new() },
+                )),
             };
             let seat = &self.seats[v];
             relock(seat.state.lock()).reply = Some(Reply { results, nodes });

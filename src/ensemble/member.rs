@@ -52,7 +52,8 @@ pub struct Member {
     current_energy: f64,
     trials: Trials,
     ccd: f64,
-    nodes: Option<NodeState>,
+    /// Node vectors read since x last moved, and how many (1: x, 2: x and v).
+    nodes: Option<(NodeState, usize)>,
     rounds: u64,
     /// Whether the variant has friction on its walls or between bodies (lagged
     /// contacts on the device).
@@ -110,7 +111,7 @@ impl Member {
     /// come after them and the round's fixed order would put it before.
     fn defer(&mut self, op: u32) {
         if self.ops >= op {
-            self.round(0, false);
+            self.round(0, 0);
         }
         self.ops |= op;
         if op & (OP_ADVANCE | OP_END) != 0 {
@@ -124,10 +125,10 @@ impl Member {
     /// Runs the queued operations and `op` in one round (the queued ones first, in a
     /// round of their own, where the round's order would put one of them after the
     /// first of `op`).
-    fn round(&mut self, op: u32, read_nodes: bool) -> Reply {
+    fn round(&mut self, op: u32, read_nodes: usize) -> Reply {
         let first = op & op.wrapping_neg();
         if op != 0 && self.ops >= first {
-            self.round(0, false);
+            self.round(0, 0);
         }
         let ran = self.ops | op;
         let req = Request {
@@ -177,19 +178,22 @@ impl Member {
         if self.watched.as_ref().is_none_or(|w| w.fresh) {
             return false;
         }
-        let x = self.nodes().0.clone();
+        let x = self.nodes(1).0.clone();
         let Some(w) = self.watched.as_mut() else {
             return false;
         };
         self.writes = w.take_reference(&x);
-        self.round(OP_WATCH, false).results[Q_WATCH] == 0.0
+        self.round(OP_WATCH, 0).results[Q_WATCH] == 0.0
     }
 
-    fn nodes(&mut self) -> &NodeState {
-        if self.nodes.is_none() {
-            self.nodes = self.round(0, true).nodes;
+    /// The variant's positions and, where `count` is 2, velocities (read once
+    /// while x stays).
+    fn nodes(&mut self, count: usize) -> &NodeState {
+        if self.nodes.as_ref().is_none_or(|(_, k)| *k < count) {
+            let read = self.round(0, count).nodes;
+            self.nodes = read.map(|n| (n, count));
         }
-        self.nodes.as_ref().expect("the round read the nodes")
+        &self.nodes.as_ref().expect("the round read the nodes").0
     }
 }
 
@@ -207,7 +211,7 @@ impl NewtonSystem for Member {
             self.current_energy = e;
             return e;
         }
-        let r = self.round(OP_ENERGY, false);
+        let r = self.round(OP_ENERGY, 0);
         self.current_energy = Self::energy_of(&r.results);
         self.current_energy
     }
@@ -235,7 +239,7 @@ impl NewtonSystem for Member {
                 a[A_ETA_MAX] = ETA_MAX;
             }
         }
-        let r = self.round(OP_DIRECTION, false).results;
+        let r = self.round(OP_DIRECTION, 0).results;
         if r[Q_WATCH] != 0.0 && self.failure.is_none() && !self.watch_from_here() {
             self.watch_fired = true;
             self.failure = Some(format!(
@@ -272,7 +276,7 @@ impl NewtonSystem for Member {
             return de;
         }
         self.args[A_TRIAL_ALPHA] = alpha;
-        let de = Self::trial_of(&self.round(OP_TRIAL, false).results);
+        let de = Self::trial_of(&self.round(OP_TRIAL, 0).results);
         self.trials.record(alpha, de);
         de
     }
@@ -300,7 +304,7 @@ impl Backend for Member {
             return None;
         }
         let model = self.watched.take()?.model;
-        let state = self.round(OP_RESTART, true).nodes?;
+        let state = self.round(OP_RESTART, 3).nodes?;
         self.lock.leave(self.index);
         self.left = true;
         Some(super::watch::go_on_alone(model, state))
@@ -331,18 +335,16 @@ impl Backend for Member {
     }
 
     fn positions(&mut self) -> Vec<f64> {
-        self.nodes().0.clone()
+        self.nodes(1).0.clone()
     }
 
     fn velocities(&mut self) -> Vec<f64> {
-        self.nodes().1.clone()
+        self.nodes(2).1.clone()
     }
 
     fn diagnostics(&mut self) -> Diagnostics {
         // The next step's start changes neither x nor v: do it now, with its E.
-        let r = self
-            .round(OP_DIAGNOSTICS | OP_BEGIN | OP_ENERGY, false)
-            .results;
+        let r = self.round(OP_DIAGNOSTICS | OP_BEGIN | OP_ENERGY, 0).results;
         self.started = Some(Self::energy_of(&r));
         let dmin = r[Q_MIN_DISTANCE];
         Diagnostics {
@@ -371,7 +373,7 @@ impl Backend for Member {
         if !self.friction {
             return 0.0;
         }
-        let r = self.round(OP_LAG, false).results;
+        let r = self.round(OP_LAG, 0).results;
         // E with the new contacts is another function: computed afresh, not carried.
         self.pending_energy = None;
         self.trials.clear();

@@ -169,49 +169,38 @@ pub fn watched_bodies_at(model: &Model, x: &[f64], excluded: &[Pair]) -> Vec<Wat
     // mesh stops at the first, where a search at the cap would list millions). Pairs
     // of bodies with none closer than the last reach get that reach, a lower bound.
     let n = runs.len();
-    let mut closest = vec![f64::INFINITY; n];
-    let mut apart = vec![f64::INFINITY; n * n];
     let mut reach = 2.0 * model.barrier.dhat;
-    loop {
+    let found = loop {
         reach = reach.min(cap);
-        closest.fill(f64::INFINITY);
-        apart.fill(f64::INFINITY);
+        let mut found = Closest::new(n);
         for pair in candidates(mesh, motion, reach, excluded) {
             let (nodes, _) = pair_nodes(mesh, pair);
             let a = run_of[mesh.node_body[nodes[0] as usize] as usize];
             let b = run_of[mesh.node_body[nodes[2] as usize] as usize];
-            if a == usize::MAX || b == usize::MAX {
-                continue;
-            }
-            let d = pair_distance_sq(mesh, x, pair).sqrt();
-            if a == b {
-                closest[a] = closest[a].min(d);
-            } else {
-                apart[a * n + b] = apart[a * n + b].min(d);
-                apart[b * n + a] = apart[b * n + a].min(d);
+            if a != usize::MAX && b != usize::MAX {
+                found.add(a, b, pair_distance_sq(mesh, x, pair).sqrt());
             }
         }
-        let open = runs
-            .iter()
-            .enumerate()
-            .any(|(k, &(b, _, _))| mesh.body_collide[b] == Collide::All && closest[k] >= reach);
+        let open = runs.iter().enumerate().any(|(k, &(b, _, _))| {
+            mesh.body_collide[b] == Collide::All && found.within[k] >= reach
+        });
         if !open || reach >= cap {
-            break;
+            break found;
         }
         reach *= 2.0;
-    }
+    };
     runs.iter()
         .enumerate()
         .map(|(k, &(b, first, count))| {
             let mut row = [0.0; MAX_WATCH_BODIES];
             for (j, d) in row.iter_mut().enumerate().take(n) {
-                *d = apart[k * n + j].min(reach);
+                *d = found.apart[k * n + j].min(reach);
             }
             WatchedBody {
                 first: first as u32,
                 count: count as u32,
                 clearance: if mesh.body_collide[b] == Collide::All {
-                    closest[k].min(reach)
+                    found.within[k].min(reach)
                 } else {
                     NO_SELF_CONTACT
                 },
@@ -219,6 +208,35 @@ pub fn watched_bodies_at(model: &Model, x: &[f64], excluded: &[Pair]) -> Vec<Wat
             }
         })
         .collect()
+}
+
+/// The closest pairs found so far (m): per body with itself, and per two bodies
+/// (`n × n`, both ways).
+pub(super) struct Closest {
+    pub n: usize,
+    pub within: Vec<f64>,
+    pub apart: Vec<f64>,
+}
+
+impl Closest {
+    pub fn new(n: usize) -> Self {
+        Self {
+            n,
+            within: vec![f64::INFINITY; n],
+            apart: vec![f64::INFINITY; n * n],
+        }
+    }
+
+    /// A pair between bodies `a` and `b` (equal: within one) at distance `d`.
+    pub fn add(&mut self, a: usize, b: usize, d: f64) {
+        let n = self.n;
+        if a == b {
+            self.within[a] = self.within[a].min(d);
+        } else {
+            self.apart[a * n + b] = self.apart[a * n + b].min(d);
+            self.apart[b * n + a] = self.apart[b * n + a].min(d);
+        }
+    }
 }
 
 /// Where a variant's reference lies in the batch's `reals` (indices): its nodes'

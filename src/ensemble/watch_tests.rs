@@ -14,22 +14,13 @@ fn check_against_brute_force(name: &str, m: &Model, x: &[f64], bodies: &[Watched
     let excluded = excluded_pairs(m);
     let motion = Motion { x, sweep: None };
     let nb = bodies.len();
-    let mut closest = vec![f64::INFINITY; nb];
-    let mut apart = vec![f64::INFINITY; nb * nb];
+    let mut found = Closest::new(nb);
     for pair in candidates(mesh, motion, 1e3, &excluded) {
         let (n, _) = pair_nodes(mesh, pair);
-        let (a, b) = (
-            mesh.node_body[n[0] as usize] as usize,
-            mesh.node_body[n[2] as usize] as usize,
-        );
-        let d = pair_distance_sq(mesh, x, pair).sqrt();
-        if a == b {
-            closest[a] = closest[a].min(d);
-        } else {
-            apart[a * nb + b] = apart[a * nb + b].min(d);
-            apart[b * nb + a] = apart[b * nb + a].min(d);
-        }
+        let body = |k: usize| mesh.node_body[n[k] as usize] as usize;
+        found.add(body(0), body(2), pair_distance_sq(mesh, x, pair).sqrt());
     }
+    let (closest, apart) = (found.within, found.apart);
     let mut next = 0;
     let cap = CLEARANCE_REACH * m.barrier.dhat;
     for (k, b) in bodies.iter().enumerate() {
