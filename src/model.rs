@@ -247,6 +247,16 @@ impl Model {
         }
     }
 
+    /// The pairs of primitives never treated as contacts: mesh neighbours closer
+    /// than `REST_EXCLUSION` d̂ at x⁰ (`collision::pairs::rest_neighbours`).
+    pub fn rest_exclusions(&self) -> Vec<crate::collision::pairs::Pair> {
+        crate::collision::pairs::rest_neighbours(
+            &self.collision,
+            &self.x0,
+            crate::collision::REST_EXCLUSION * self.barrier.dhat,
+        )
+    }
+
     /// Node → incident springs adjacency in CSR form: `(offsets, entries)`, where the
     /// entries of node i are `entries[offsets[i]..offsets[i + 1]]`, each a spring
     /// index. Gathering over it needs no atomics (the GPU layout, too).

@@ -5,8 +5,7 @@
 //! backend's broad-phase list.
 
 use crate::collision::ccd::PairKind;
-use crate::collision::pairs::{rest_neighbours, Pair};
-use crate::collision::REST_EXCLUSION;
+use crate::collision::pairs::Pair;
 use crate::model::Model;
 
 /// Most point–edge pairs one variant may list: past this, brute force over every pair
@@ -45,7 +44,7 @@ pub fn pairs_of(model: &Model) -> Vec<[u32; 3]> {
         return Vec::new();
     }
     let mesh = &model.collision;
-    let excluded = rest_neighbours(mesh, &model.x0, REST_EXCLUSION * model.barrier.dhat);
+    let excluded = model.rest_exclusions();
     let mut out = Vec::new();
     let mut vertices = mesh.vertices.clone();
     vertices.sort_unstable();
@@ -107,7 +106,7 @@ mod tests {
         for name in ["two_squares", "square_drop", "disk_drop"] {
             let m = model(name);
             let mesh = &m.collision;
-            let excluded = rest_neighbours(mesh, &m.x0, REST_EXCLUSION * m.barrier.dhat);
+            let excluded = m.rest_exclusions();
             let motion = Motion {
                 x: &m.x0,
                 sweep: None,

@@ -46,10 +46,7 @@
 use super::device::NodeState;
 use crate::backend::Handover;
 use crate::collision::mesh::Collide;
-use crate::collision::pairs::{
-    candidates, pair_distance_sq, pair_nodes, rest_neighbours, Motion, Pair,
-};
-use crate::collision::REST_EXCLUSION;
+use crate::collision::pairs::{candidates, pair_distance_sq, pair_nodes, Motion, Pair};
 use crate::model::Model;
 use std::sync::{Condvar, Mutex, PoisonError};
 
@@ -57,8 +54,8 @@ use std::sync::{Condvar, Mutex, PoisonError};
 /// in the kernel, which keeps their boxes in workgroup memory).
 pub const MAX_WATCH_BODIES: usize = 16;
 
-/// How far (in d̂) the host looks for a body's closest pair at a reference: a body whose pairs
-/// are all farther apart gets this clearance, a lower bound.
+/// How far (in d̂) the host looks for a body's closest pair at a reference: a body
+/// whose pairs are all farther apart gets this clearance, a lower bound.
 const CLEARANCE_REACH: f64 = 16.0;
 
 /// The clearance (m) of a body that never collides with itself: past any scene, and
@@ -81,9 +78,9 @@ pub struct WatchedBody {
     /// lower bound on it (the reach the host searched); [`NO_SELF_CONTACT`] where
     /// the body does not collide with itself.
     pub clearance: f64,
-    /// The smallest distance (m) at the positions measured between its primitives and those
-    /// of the variant's watched body k, or a lower bound on it, for k < the number
-    /// of bodies (the rest unused).
+    /// The smallest distance (m) at the positions measured between its primitives
+    /// and those of the variant's watched body k, or a lower bound on it, for k <
+    /// the number of bodies (the rest unused).
     pub apart: [f64; MAX_WATCH_BODIES],
 }
 
@@ -127,16 +124,6 @@ fn too_many_bodies(n: usize) -> Option<String> {
     })
 }
 
-/// The pairs of `model` never treated as contacts: those near each other at x⁰
-/// (`collision::pairs::rest_neighbours`), for [`watched_bodies_at`].
-pub fn excluded_pairs(model: &Model) -> Vec<Pair> {
-    rest_neighbours(
-        &model.collision,
-        &model.x0,
-        REST_EXCLUSION * model.barrier.dhat,
-    )
-}
-
 /// The bodies of `model` that own collision primitives, in node order (none where
 /// the batch does not watch it), with their clearances and distances at x⁰, or why
 /// it cannot be watched ([`cannot_watch`]).
@@ -148,12 +135,16 @@ pub fn watched_bodies(model: &Model) -> Result<Vec<WatchedBody>, String> {
     if runs.is_empty() {
         return Ok(Vec::new());
     }
-    Ok(watched_bodies_at(model, &model.x0, &excluded_pairs(model)))
+    Ok(watched_bodies_at(
+        model,
+        &model.x0,
+        &model.rest_exclusions(),
+    ))
 }
 
 /// The watched bodies of `model` (at most [`MAX_WATCH_BODIES`]) with their clearances
 /// and distances at positions `x` (`nodes × 3`), `excluded` from
-/// [`excluded_pairs`]: the reference the kernel measures a body's deformation from.
+/// `Model::rest_exclusions`: the reference the kernel measures a body's deformation from.
 pub fn watched_bodies_at(model: &Model, x: &[f64], excluded: &[Pair]) -> Vec<WatchedBody> {
     let runs = body_runs(model);
     let mesh = &model.collision;
@@ -294,7 +285,7 @@ impl Watched {
     /// The writes that make `x` (the variant's positions, `nodes × 3`) its reference.
     pub fn take_reference(&mut self, x: &[f64]) -> Vec<(usize, Vec<f64>)> {
         let model = &self.model;
-        let excluded = self.excluded.get_or_insert_with(|| excluded_pairs(model));
+        let excluded = self.excluded.get_or_insert_with(|| model.rest_exclusions());
         self.fresh = true;
         reference_writes(model, excluded, self.place, x)
     }

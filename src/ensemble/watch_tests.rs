@@ -11,7 +11,7 @@ use crate::scene::load;
 fn check_against_brute_force(name: &str, m: &Model, x: &[f64], bodies: &[WatchedBody]) {
     let mesh = &m.collision;
     assert_eq!(bodies.len(), mesh.body_collide.len(), "{name}");
-    let excluded = excluded_pairs(m);
+    let excluded = m.rest_exclusions();
     let motion = Motion { x, sweep: None };
     let nb = bodies.len();
     let mut found = Closest::new(nb);
@@ -66,7 +66,7 @@ fn a_clearance_is_the_closest_pair_of_the_body_at_rest() {
 #[test]
 fn a_new_reference_measures_the_bodies_where_they_are() {
     let m = load("tet_stack").unwrap().model;
-    let excluded = excluded_pairs(&m);
+    let excluded = m.rest_exclusions();
     let at_rest = watched_bodies(&m).unwrap();
     let top = at_rest.len() - 1;
     let b = at_rest[top];

@@ -64,15 +64,12 @@ impl FrameWriter {
     /// Each node's smallest distance to a primitive it may touch within d̂ (m; +∞
     /// elsewhere, and everywhere without self-contact).
     fn pair_distances(&mut self, model: &Model, x: &[f64]) -> Vec<f64> {
-        use crate::collision::pairs::{node_pair_distances, rest_neighbours};
+        use crate::collision::pairs::node_pair_distances;
         let (mesh, dhat) = (&model.collision, model.barrier.dhat);
         if !model.self_contact.enabled || mesh.is_empty() {
             return vec![f64::INFINITY; model.num_nodes()];
         }
-        let reach = crate::collision::REST_EXCLUSION * dhat;
-        let excluded = self
-            .excluded
-            .get_or_insert_with(|| rest_neighbours(mesh, &model.x0, reach));
+        let excluded = self.excluded.get_or_insert_with(|| model.rest_exclusions());
         node_pair_distances(mesh, x, dhat, excluded)
     }
 

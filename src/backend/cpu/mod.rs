@@ -126,9 +126,7 @@ impl CpuBackend {
         let per_residual = model.error_per_residual();
         let mut contact = self_contact::SelfContact::default();
         if model.self_contact.enabled && !model.collision.is_empty() {
-            let reach = crate::collision::REST_EXCLUSION * model.barrier.dhat;
-            contact.excluded =
-                crate::collision::pairs::rest_neighbours(&model.collision, &model.x0, reach);
+            contact.excluded = model.rest_exclusions();
         }
         Self {
             mas_reuse: crate::mas::reuse::Reuse::new(

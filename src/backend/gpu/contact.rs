@@ -20,8 +20,7 @@
 //! are slots stores none past the last and reports how many; the host grows the
 //! slots and computes the direction again.
 
-use crate::collision::pairs::rest_neighbours;
-use crate::collision::{PairKind, REST_EXCLUSION};
+use crate::collision::PairKind;
 use crate::model::Model;
 
 /// Words of the header of `contact_grid` (`HDR_*` in the broad phase's WGSL and
@@ -129,8 +128,7 @@ impl ContactPlan {
             .collect();
         // exclusions: per vertex slot its excluded edges (2D) or faces (3D), per
         // edge its excluded edges b > a
-        let reach = REST_EXCLUSION * model.barrier.dhat;
-        let excluded = rest_neighbours(mesh, &model.x0, reach);
+        let excluded = model.rest_exclusions();
         let mut per_vertex: Vec<Vec<u32>> = vec![vec![]; v as usize];
         let mut per_edge: Vec<Vec<u32>> = vec![vec![]; e as usize];
         for pair in &excluded {
