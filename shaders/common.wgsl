@@ -165,10 +165,15 @@ struct CgState {
     dq: real,
     // step fraction of the line search / advance, written by the host
     ls_alpha: real,
+    // rᵀz of the next iteration, written by cg_beta_direction while the
+    // workgroups of that kernel still read `rz` (the fused iteration, cg.wgsl)
+    rz_next: real,
     iterations: u32,
     done: u32,
     converged: u32,
-    _pad0: u32,
+    // what the fused cg_alpha_update left for cg_beta_direction: 0 the solve had
+    // ended before it, 1 it updated, 2 the direction had no positive curvature
+    live: u32,
     _pad1: u32,
 }
 

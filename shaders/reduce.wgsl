@@ -29,5 +29,9 @@ fn workgroup_reduce(lid: u32, mine: Lanes) -> Lanes {
         }
         workgroupBarrier();
     }
-    return Lanes(wg_sums[0], wg_mixed[0]);
+    let total = Lanes(wg_sums[0], wg_mixed[0]);
+    // Every thread holds the total before a later reduction in the same kernel (the
+    // fused CG's fold, then its partials) writes the workgroup's arrays again.
+    workgroupBarrier();
+    return total;
 }

@@ -209,18 +209,46 @@ fn cg_finished(lid: u32) -> bool {
     return workgroupUniformLoad(&wg_cg_done) != 0u;
 }
 
-// First pass of a reduction: folds every thread's lanes over the workgroup and
-// stores the workgroup's partial. Every thread of the workgroup must call it.
-fn store_partials(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, mine: Lanes) {
-    let total = workgroup_reduce(lid, mine);
-    if (lid == 0u) { partials[group_index(wid, nwg)] = total; }
+var<workgroup> wg_cg_live: u32;
+
+// `cg.live` as a workgroup-uniform value (the fused CG iteration, kernels/cg.wgsl).
+// Every thread of the workgroup must call it.
+fn cg_live_flag(lid: u32) -> u32 {
+    if (lid == 0u) { wg_cg_live = cg.live; }
+    return workgroupUniformLoad(&wg_cg_live);
 }
 
-// Second pass of a reduction: one workgroup folds `count` partials.
-fn reduce_partials(lid: u32, count: u32) -> Lanes {
+// Where the partials of r·z and r·r start: after the mat-vec's d·q partials (at 0),
+// so that a fused CG kernel reads one set while its workgroups write the other.
+fn residual_partials() -> u32 {
+    return P.node_partials;
+}
+
+// First pass of a reduction: folds every thread's lanes over the workgroup and
+// stores the workgroup's partial at `base` + its index. Every thread of the
+// workgroup must call it.
+fn store_partials_at(base: u32, wid: vec3<u32>, nwg: vec3<u32>, lid: u32, mine: Lanes) {
+    let total = workgroup_reduce(lid, mine);
+    if (lid == 0u) { partials[base + group_index(wid, nwg)] = total; }
+}
+
+// store_partials_at from the start of the partials.
+fn store_partials(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, mine: Lanes) {
+    store_partials_at(0u, wid, nwg, lid, mine);
+}
+
+// Second pass of a reduction: one workgroup folds the `count` partials from `base`
+// (every workgroup of a fused CG kernel folds them alike, in the same order, so
+// they agree to the bit).
+fn reduce_partials_at(lid: u32, base: u32, count: u32) -> Lanes {
     var mine = lanes_zero();
     for (var k = lid; k < count; k += WG) {
-        mine = lanes_combine(mine, partials[k]);
+        mine = lanes_combine(mine, partials[base + k]);
     }
     return workgroup_reduce(lid, mine);
+}
+
+// reduce_partials_at from the start of the partials.
+fn reduce_partials(lid: u32, count: u32) -> Lanes {
+    return reduce_partials_at(lid, 0u, count);
 }

@@ -204,7 +204,14 @@ fn profiled_gpu_rows_time_every_dispatch() {
             assert!(us > 0.0 && us < 5e6, "{k:?}");
         }
         let has = |name: &str| mine.iter().any(|k| k["kernel"] == name);
-        assert!(has("newton_matvec") && has("cg_alpha"), "{mine:?}");
+        // the fused CG iteration's α kernel (block-Jacobi, or MAS's residual form)
+        let alpha = has("cg_alpha_update") || has("cg_alpha_update_residual");
+        assert!(has("newton_matvec") && alpha && !has("cg_alpha"), "{mine:?}");
+        let per_cg: f64 = r["dispatches_per_cg_iteration"].parse().unwrap();
+        match r["backend"].as_str() {
+            "gpu" => assert_eq!(per_cg, 3.0, "{r:?}"),
+            _ => assert!(per_cg > 3.0, "{r:?}"),
+        }
         assert_eq!(has("mas_invert"), r["backend"] == "gpu-mas", "{mine:?}");
         let measured: f64 = r["ms_per_step"].parse().unwrap();
         let model: f64 = r["model_ms_per_step"].parse().unwrap();

@@ -77,6 +77,12 @@ fn predictions(
                     Factoring::EverySolve => solves,
                     Factoring::OncePerStep => 1.0,
                 },
+                // rows from before the fused CG iteration (no such column) ran
+                // the split one; later rows the bench's default
+                fused_cg: match r.get("dispatches_per_cg_iteration") {
+                    None => Some(false),
+                    Some(_) => None,
+                },
             };
             let model = cost_model::step_cost(mesh, pre, work, dev).total_ms();
             let name = format!("{} {} {}", r["scene"], r["backend"], r["precision"]);

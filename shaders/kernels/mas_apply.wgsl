@@ -1,4 +1,5 @@
-// The multilevel preconditioner's application, per CG iteration: cg_update_residual,
+// The multilevel preconditioner's application, per CG iteration: cg_update_residual
+// (or the fused cg_alpha_update_residual in kernels/cg.wgsl),
 // mas_restrict for levels 1 … L − 1, mas_solve (every domain of every level:
 // y = A⁻¹ v), mas_prolong for levels L − 1 … 2 (adds each parent's correction to its
 // children, mas_level_down between), then mas_finish writes z and the partial sums
@@ -107,6 +108,6 @@ fn mas_finish(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
         mine.sums.x = dot(ri, zi);
         mine.sums.y = dot(ri, ri);
     }
-    store_partials(wid, nwg, lid, mine);
+    store_partials_at(residual_partials(), wid, nwg, lid, mine);
 }
 

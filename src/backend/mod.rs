@@ -46,6 +46,17 @@ pub struct DeviceCounters {
     pub readbacks: u64,
     /// Kernels dispatched (each a dependent phase: a barrier follows it).
     pub dispatches: u64,
+    /// CG iterations recorded, those a batch ran past its solve's end included
+    /// (their kernels return at once: empty dispatches).
+    pub cg_iterations_recorded: u64,
+    /// CG iterations the solves took (the device's count, recomputed directions
+    /// included).
+    pub cg_iterations_done: u64,
+    /// Dispatches inside the recorded CG iterations.
+    pub cg_dispatches: u64,
+    /// Median host time to record one dispatch (ns) over the latest recordings; 0
+    /// where none was timed.
+    pub record_ns_per_dispatch: u64,
     /// Bytes of device memory the scene's buffers hold.
     pub memory_bytes: u64,
 }

@@ -54,6 +54,11 @@ pub struct BenchArgs {
     /// ms/step grows while each kernel's time stays its own.
     #[arg(long)]
     pub profile_kernels: bool,
+    /// The GPU rows' CG iteration: fused (α and β taken inside the update and
+    /// direction kernels: 3 dispatches with block-Jacobi), split (5), or auto (fused
+    /// up to 131,072 nodes). Both give the same bits; this measures what fusing buys.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub cg_form: CgForm,
     /// Output folder for bench.csv and bench.json.
     #[arg(long, default_value = "out/bench")]
     pub out: PathBuf,
@@ -126,6 +131,11 @@ pub fn main(args: BenchArgs) -> ExitCode {
         }),
         precision: args.precision,
         profile_kernels: args.profile_kernels,
+        fused_cg: match args.cg_form {
+            CgForm::Auto => None,
+            CgForm::Fused => Some(true),
+            CgForm::Split => Some(false),
+        },
     };
     let start = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -200,4 +210,15 @@ pub fn main(args: BenchArgs) -> ExitCode {
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
+}
+
+/// `--cg-form`: the GPU's CG iteration, fused, split, or by the node count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CgForm {
+    /// Fused up to `FUSED_CG_MAX_PARTIALS` workgroups of nodes, else split.
+    Auto,
+    /// Always fused.
+    Fused,
+    /// Always split.
+    Split,
 }

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 /// Columns of `bench.csv`, in order.
-pub const CSV_COLUMNS: [&str; 24] = [
+pub const CSV_COLUMNS: [&str; 26] = [
     "scene",
     "dimension",
     "nodes",
@@ -29,6 +29,8 @@ pub const CSV_COLUMNS: [&str; 24] = [
     "gpu_cg_bytes_per_iter",
     "dispatches_per_step",
     "readbacks_per_step",
+    "dispatches_per_cg_iteration",
+    "record_us_per_dispatch",
     "model_ms_per_step",
     "date_utc",
 ];
@@ -84,6 +86,8 @@ pub fn csv(rows: &[BenchRow], date_utc: &str) -> String {
             r.gpu_cg_bytes_per_iter.to_string(),
             opt(r.dispatches_per_step),
             opt(r.readbacks_per_step),
+            opt(r.dispatches_per_cg_iteration),
+            opt(r.record_us_per_dispatch),
             opt(r.model_ms_per_step),
             date_utc.to_string(),
         ];

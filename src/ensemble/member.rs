@@ -10,8 +10,7 @@ use super::device::{NodeState, NA, RS};
 use super::lockstep::{Lockstep, Reply, Request};
 use super::slots::*;
 use super::watch::{WatchPlace, Watched};
-use crate::backend::gpu::loose_error_bound;
-use crate::backend::gpu::trials::Trials;
+use crate::backend::gpu::{loose_error_bound, trials::Trials};
 use crate::backend::{Backend, DeviceCounters, Diagnostics};
 use crate::newton::{CgTolerance, Direction, NewtonSystem, ETA_MAX, GAMMA, SAFEGUARD_THRESHOLD};
 use crate::precision::GpuPrecision;
@@ -391,6 +390,7 @@ impl Backend for Member {
             readbacks: self.rounds,
             dispatches: self.rounds,
             memory_bytes: self.memory_bytes,
+            ..Default::default()
         }
     }
 }

@@ -141,9 +141,7 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
     let v = sim.backend().velocities();
     let kinetic = sim.backend().diagnostics().kinetic;
     let c = sim.backend().counters();
-    file.summary.device_submissions = c.submissions;
-    file.summary.device_readbacks = c.readbacks;
-    file.summary.device_memory_bytes = c.memory_bytes;
+    file.summary.device_totals = super::device_totals::DeviceTotals::of(&c);
     file.summary.contact_costs = sim.backend().contact_stats();
     file.summary.direct_solves = sim.backend().direct_solves();
     file.summary.preconditioner_factorisations =

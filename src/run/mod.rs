@@ -8,6 +8,7 @@
 //! run's `steps.csv`.
 
 pub mod barrier;
+pub mod device_totals;
 pub mod nonsmooth;
 pub mod plots;
 pub mod summary;

@@ -101,12 +101,9 @@ pub struct Summary {
     pub final_max_speed: f64,
     /// Kinetic energy at the end (J).
     pub final_kinetic_energy: f64,
-    /// Queue submissions to the device over the run (0 on the CPU).
-    pub device_submissions: u64,
-    /// Blocking reads from the device over the run (0 on the CPU).
-    pub device_readbacks: u64,
-    /// Device memory held by the scene's buffers (bytes; 0 on the CPU).
-    pub device_memory_bytes: u64,
+    /// What the device did: submissions, readbacks, memory, dispatches (0 on the CPU).
+    #[serde(flatten)]
+    pub device_totals: super::device_totals::DeviceTotals,
     /// Whether bodies collide with each other and themselves (`contact.self_contact`,
     /// with collision primitives to watch).
     pub self_contact: bool,
@@ -231,9 +228,7 @@ impl Summary {
             final_min_along_normal: vec![],
             final_max_speed: 0.0,
             final_kinetic_energy: 0.0,
-            device_submissions: 0,
-            device_readbacks: 0,
-            device_memory_bytes: 0,
+            device_totals: Default::default(),
             self_contact: model.self_contact.enabled && !model.collision.is_empty(),
             max_contact_pairs: 0,
             min_pair_distance: None,

@@ -136,6 +136,11 @@ pub fn expected_cg(pre: GpuPre, dim: usize, extent: Extent) -> f64 {
 /// measured: charged once per step, the model would move lavapipe's 66k-node cloth
 /// to MAS, which runs it 53× slower than block-Jacobi (61.7 s against 1.16 s per
 /// step, block-Jacobi needing 1 CG iteration per direction there; BENCHMARKS.md).
+/// Likewise it charges the split CG iteration (five dispatches with block-Jacobi),
+/// the form the crossovers were measured with: the fused one (three) makes
+/// block-Jacobi's iteration cheaper by more than the multilevel forms' in the
+/// model, which would move the H200's 66k-node square to block-Jacobi, and no
+/// device has measured that yet.
 pub fn expected_step(mesh: Mesh, extent: Extent, pre: GpuPre, dev: &DeviceProfile) -> StepCost {
     let solves = 2.75;
     let cg = expected_cg(pre, mesh.dim, extent) * solves;
@@ -143,6 +148,7 @@ pub fn expected_step(mesh: Mesh, extent: Extent, pre: GpuPre, dev: &DeviceProfil
         solves,
         cg,
         factorisations: solves,
+        fused_cg: Some(false),
     };
     step_cost(mesh, pre, work, dev)
 }

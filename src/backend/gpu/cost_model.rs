@@ -142,6 +142,9 @@ pub struct Work {
     /// additive MAS keeps its factors through the step, `solver.mas_reuse`; one per
     /// solve without; ignored for block-Jacobi).
     pub factorisations: f64,
+    /// The CG iteration's form: fused or split (`kernels/cg.wgsl`); `None`: the
+    /// backend's default for the mesh ([`super::kernels::fused_cg`]).
+    pub fused_cg: Option<bool>,
 }
 
 /// The modelled cost of one step (ms), term by term.
@@ -185,7 +188,14 @@ pub fn step_cost(mesh: Mesh, pre: GpuPre, work: Work, dev: &DeviceProfile) -> St
     let st = p.bytes(RealClass::State) as f64;
     let (nf, sf, df) = (n as f64, s as f64, dim as f64);
     let partials = (nf / 256.0).ceil();
-    let reduce = dev.kernel_floor_us + partials * dev.partial_ns * 1e-3;
+    let fold = partials * dev.partial_ns * 1e-3;
+    let reduce = dev.kernel_floor_us + fold;
+    // The fused iteration folds the partials in every workgroup of the update and
+    // direction kernels (no kernel of its own); the split one has two reductions.
+    let fused = work
+        .fused_cg
+        .unwrap_or(super::kernels::fused_cg(partials as u32));
+    let scalars = if fused { 2.0 * fold } else { 2.0 * reduce };
     // CG batching: about an eighth more iterations recorded than done, plus 4 per
     // solve; the idle ones cost the floor per kernel.
     let recorded = work.cg * 1.125 + 4.0 * work.solves;
@@ -195,7 +205,7 @@ pub fn step_cost(mesh: Mesh, pre: GpuPre, work: Work, dev: &DeviceProfile) -> St
     let direction_bytes = nf * 3.0 * df * l;
     let matvec_bytes = total_cg_bytes - update_bytes - direction_bytes;
     let bj_iteration =
-        kernel(matvec_bytes) + kernel(update_bytes) + kernel(direction_bytes) + 2.0 * reduce;
+        kernel(matvec_bytes) + kernel(update_bytes) + kernel(direction_bytes) + scalars;
     // Assembly (springs read, blocks written) and the direction check with its
     // energy change (x and p read per node, springs read twice).
     let other_us = kernel(matvec_bytes)
@@ -204,7 +214,12 @@ pub fn step_cost(mesh: Mesh, pre: GpuPre, work: Work, dev: &DeviceProfile) -> St
         + 3.0 * reduce;
     let mut cost = StepCost::default();
     let (per_iteration_kernels, iteration_us, factor_kernels, factor_us) = match pre {
-        GpuPre::BlockJacobi => (5.0, bj_iteration, 0.0, 0.0),
+        GpuPre::BlockJacobi => (
+            super::kernels::cg_iteration(fused).len() as f64,
+            bj_iteration,
+            0.0,
+            0.0,
+        ),
         GpuPre::Mas | GpuPre::VCycle => match MasPlan::shape(n, dim, pre == GpuPre::VCycle) {
             Ok(plan) => {
                 let apply = plan.apply();
@@ -234,7 +249,7 @@ pub fn step_cost(mesh: Mesh, pre: GpuPre, work: Work, dev: &DeviceProfile) -> St
                         + 2.0 * bytes_us(matvec_bytes)
                         + 3.0 * bytes_us(node_bytes)
                 };
-                let it = plan.cg_iteration().len() as f64;
+                let it = plan.cg_iteration(fused).len() as f64;
                 (
                     it,
                     bj_iteration + apply_us,
@@ -288,6 +303,7 @@ mod tests {
             solves: 2.0,
             cg: 300.0,
             factorisations: 2.0,
+            fused_cg: None,
         };
         let a = step_cost(m, GpuPre::BlockJacobi, w, &H200);
         let b = step_cost(m, GpuPre::BlockJacobi, Work { cg: 600.0, ..w }, &H200);
@@ -320,6 +336,7 @@ mod tests {
             solves: 2.75,
             cg: 146.5 * 2.75,
             factorisations: 2.75,
+            fused_cg: None,
         };
         let once = Work {
             factorisations: 1.0,

@@ -12,7 +12,10 @@ use super::readback::map_and_read;
 use crate::backend::DeviceCounters;
 use crate::precision::RealClass;
 
+mod record_times;
 mod vectors;
+
+pub use record_times::RecordTimes;
 
 /// Bytes of the small staging buffer: two result slots and the CG state (in f64:
 /// 2 × 64 + 80).
@@ -46,6 +49,8 @@ pub struct Engine {
     pub traffic: DeviceCounters,
     /// Kernels dispatched so far (copied into `traffic` at each submission).
     dispatches: std::cell::Cell<u64>,
+    /// Host time per dispatch of the latest recordings.
+    pub record_times: RecordTimes,
     /// Reals in one node vector (`nodes × dim`).
     vector_reals: u64,
     /// The WGSL structs' layouts in the run's precision mode.
@@ -138,6 +143,7 @@ impl Engine {
             deferred: None,
             traffic: DeviceCounters::default(),
             dispatches: std::cell::Cell::new(0),
+            record_times: RecordTimes::default(),
             vector_reals,
             layouts,
         }
@@ -170,13 +176,17 @@ impl Engine {
             }
             return;
         }
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: None,
-            timestamp_writes: None,
-        });
-        for &k in kernels {
-            self.dispatch_one(&mut pass, k);
+        let started = std::time::Instant::now();
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: None,
+                timestamp_writes: None,
+            });
+            for &k in kernels {
+                self.dispatch_one(&mut pass, k);
+            }
         }
+        self.record_times.push(started.elapsed(), kernels.len());
     }
 
     /// Binds `k` and dispatches it over its span.

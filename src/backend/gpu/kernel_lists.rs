@@ -19,7 +19,8 @@ pub const ASSEMBLE: [Kernel; 2] = [Kernel::NodeTerms, Kernel::Assemble];
 /// The start of a CG solve.
 pub const CG_START: [Kernel; 2] = [Kernel::CgStart, Kernel::CgStartScalars];
 
-/// One CG iteration (each kernel idles once the solve is done).
+/// One CG iteration, split (each kernel idles once the solve is done): a
+/// one-workgroup kernel takes α, another β.
 pub const CG_ITERATION: [Kernel; 5] = [
     Kernel::NewtonMatvec,
     Kernel::CgAlpha,
@@ -27,6 +28,44 @@ pub const CG_ITERATION: [Kernel; 5] = [
     Kernel::CgBeta,
     Kernel::CgDirection,
 ];
+
+/// One CG iteration, fused: every workgroup of the update takes α, and every one of
+/// the direction's β, from the partials of the kernel before (`kernels/cg.wgsl`).
+pub const CG_ITERATION_FUSED: [Kernel; 3] = [
+    Kernel::NewtonMatvec,
+    Kernel::CgAlphaUpdate,
+    Kernel::CgBetaDirection,
+];
+
+/// The most per-node partials (workgroups of a per-node dispatch, 256 nodes each)
+/// for which the CG iteration is fused by default. Each workgroup of a fused kernel
+/// folds all of them, so its reads grow as partials²: at 512 (131,072 nodes) that
+/// is 512 × 512 × 64 B = 16 MiB from cache per fused kernel in f64, against about
+/// 3 MiB per node vector streamed from memory; past it the split form's two extra
+/// dispatches are the cheaper side. Chosen from that arithmetic, not measured on a
+/// device: `bench --cg-form fused|split` measures either form.
+pub const FUSED_CG_MAX_PARTIALS: u32 = 512;
+
+/// Whether the CG iteration is fused by default with `partials` per-node partials.
+pub fn fused_cg(partials: u32) -> bool {
+    partials <= FUSED_CG_MAX_PARTIALS
+}
+
+/// One block-Jacobi CG iteration, fused or split.
+pub fn cg_iteration(fused: bool) -> Vec<Kernel> {
+    match fused {
+        true => CG_ITERATION_FUSED.to_vec(),
+        false => CG_ITERATION.to_vec(),
+    }
+}
+
+/// Workgroup partials the `partials` buffer holds: two regions of per-node partials
+/// (the mat-vec's d·q, then r·z and r·r from `residual_partials()` in
+/// `shaders/state.wgsl`, which the fused CG kernels read and write in one dispatch)
+/// or the per-element partials, whichever is more.
+pub fn partial_slots(node_partials: u32, element_partials: u32) -> u64 {
+    (2 * node_partials as u64).max(element_partials as u64)
+}
 
 /// The direction's statistics into result slot 0 and, speculatively, the first
 /// line-search trial at α = min(1, CCD bound) into slot 1.

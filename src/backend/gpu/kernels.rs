@@ -37,6 +37,12 @@ pub enum Kernel {
     CgBeta,
     /// CG search direction d = z + β d.
     CgDirection,
+    /// Fused CG: α from the mat-vec's partials, then the update of p, r and z.
+    CgAlphaUpdate,
+    /// Fused CG: α, then the update of p and r only (MAS preconditions afterwards).
+    CgAlphaUpdateResidual,
+    /// Fused CG: β and the stopping test from the update's partials, then d = z + β d.
+    CgBetaDirection,
     /// The Newton stopping measure, the CCD bound and the resolution counts of p.
     DirectionStats,
     /// The incremental potential and the diagnostics at x.
@@ -151,7 +157,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel, grouped by file.
-    pub const ALL: [Kernel; 70] = [
+    pub const ALL: [Kernel; 73] = [
         Kernel::StepBegin,
         Kernel::StepEnd,
         Kernel::Advance,
@@ -167,6 +173,9 @@ impl Kernel {
         Kernel::CgUpdate,
         Kernel::CgBeta,
         Kernel::CgDirection,
+        Kernel::CgAlphaUpdate,
+        Kernel::CgAlphaUpdateResidual,
+        Kernel::CgBetaDirection,
         Kernel::DirectionStats,
         Kernel::EnergyTotal,
         Kernel::EnergyChange,
@@ -247,6 +256,9 @@ impl Kernel {
             Kernel::CgUpdate => "cg_update",
             Kernel::CgBeta => "cg_beta",
             Kernel::CgDirection => "cg_direction",
+            Kernel::CgAlphaUpdate => "cg_alpha_update",
+            Kernel::CgAlphaUpdateResidual => "cg_alpha_update_residual",
+            Kernel::CgBetaDirection => "cg_beta_direction",
             Kernel::DirectionStats => "direction_stats",
             Kernel::EnergyTotal => "energy_total",
             Kernel::EnergyChange => "energy_change",
@@ -319,7 +331,10 @@ impl Kernel {
             | Kernel::CgAlpha
             | Kernel::CgUpdate
             | Kernel::CgBeta
-            | Kernel::CgDirection => "kernels/cg.wgsl",
+            | Kernel::CgDirection
+            | Kernel::CgAlphaUpdate
+            | Kernel::CgAlphaUpdateResidual
+            | Kernel::CgBetaDirection => "kernels/cg.wgsl",
             Kernel::DirectionStats => "kernels/direction_stats.wgsl",
             Kernel::EnergyTotal | Kernel::EnergyChange => "kernels/energy.wgsl",
             Kernel::ReduceNodes | Kernel::ReduceElements => "kernels/reduce_final.wgsl",

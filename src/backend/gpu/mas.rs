@@ -226,15 +226,19 @@ impl MasPlan {
         k
     }
 
-    /// One CG iteration with MAS (the counterpart of `CG_ITERATION`).
-    pub fn cg_iteration(&self) -> Vec<Kernel> {
-        let mut k = vec![
-            Kernel::NewtonMatvec,
-            Kernel::CgAlpha,
-            Kernel::CgUpdateResidual,
-        ];
+    /// One CG iteration with MAS (the counterpart of `cg_iteration`), fused (α and
+    /// β taken by the wide kernels) or split.
+    pub fn cg_iteration(&self, fused: bool) -> Vec<Kernel> {
+        let mut k = vec![Kernel::NewtonMatvec];
+        match fused {
+            true => k.push(Kernel::CgAlphaUpdateResidual),
+            false => k.extend([Kernel::CgAlpha, Kernel::CgUpdateResidual]),
+        }
         k.extend(self.apply());
-        k.extend([Kernel::CgBeta, Kernel::CgDirection]);
+        match fused {
+            true => k.push(Kernel::CgBetaDirection),
+            false => k.extend([Kernel::CgBeta, Kernel::CgDirection]),
+        }
         k
     }
 

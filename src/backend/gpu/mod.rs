@@ -65,6 +65,10 @@ pub struct GpuOptions {
     /// Time every kernel with timestamp queries ([`profiler::Profiler`]; `bench
     /// --profile-kernels`): an error on an adapter without them.
     pub profile_kernels: bool,
+    /// The CG iteration's form: fused (three dispatches for block-Jacobi) or split
+    /// (five); `None`: fused while the partials are few
+    /// ([`kernel_lists::fused_cg`]). Both give the same bits; tests compare them.
+    pub fused_cg: Option<bool>,
 }
 
 impl Default for GpuOptions {
@@ -76,6 +80,7 @@ impl Default for GpuOptions {
             cg_batch: None,
             max_pair_bytes: None,
             profile_kernels: false,
+            fused_cg: None,
         }
     }
 }
@@ -134,7 +139,8 @@ struct SolveKernels {
 impl SolveKernels {
     /// The sequences with the scene's preconditioner, and with the kernels of
     /// contact pairs where `contact` is set ([`kernels::with_contact`]).
-    fn new(mas: Option<&mas::MasPlan>, contact: bool, linear_bytes: u64) -> Self {
+    /// `fused` picks the CG iteration's form ([`kernels::fused_cg`]).
+    fn new(mas: Option<&mas::MasPlan>, contact: bool, fused: bool, linear_bytes: u64) -> Self {
         let kind = match mas {
             Some(plan) if plan.cycle => crate::linear_solver::PreconditionerKind::Multigrid,
             Some(_) => crate::linear_solver::PreconditionerKind::Mas,
@@ -144,14 +150,14 @@ impl SolveKernels {
             Some(plan) => (
                 plan.factor(),
                 plan.cg_start(),
-                plan.cg_iteration(),
+                plan.cg_iteration(fused),
                 plan.apply(),
                 plan.memory_bytes(linear_bytes),
             ),
             None => (
                 vec![],
                 kernels::CG_START.to_vec(),
-                kernels::CG_ITERATION.to_vec(),
+                kernels::cg_iteration(fused),
                 vec![],
                 0,
             ),
@@ -187,6 +193,8 @@ impl GpuBackend {
     pub fn with_options(model: Model, opts: GpuOptions) -> Result<Self, String> {
         let (engine, mas) = setup::open(&model, opts)?;
         let contact = engine.contact.is_some();
+        let (gx, gy) = engine.dispatch.nodes;
+        let fused = opts.fused_cg.unwrap_or(kernels::fused_cg(gx * gy));
         // A V-cycle's smoothers must match H: its factors are not kept (the CPU's
         // multiplicative cycle with stale factors took 30× the CG iterations).
         let mas_reuse = crate::mas::reuse::Reuse::new(
@@ -197,6 +205,7 @@ impl GpuBackend {
             solve: SolveKernels::new(
                 mas.as_ref(),
                 contact,
+                fused,
                 engine
                     .ctx
                     .precision

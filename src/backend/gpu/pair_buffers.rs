@@ -106,8 +106,8 @@ impl super::engine::Engine {
         let d = &mut self.dispatch;
         d.elements = super::setup::dims(elements.div_ceil(super::layout::WORKGROUP), d.max_x);
         let element_partials = d.elements.0 * d.elements.1;
-        let partials =
-            (d.nodes.0 * d.nodes.1).max(element_partials) as u64 * self.layouts.lanes.size as u64;
+        let partials = super::kernels::partial_slots(d.nodes.0 * d.nodes.1, element_partials)
+            * self.layouts.lanes.size as u64;
         if partials > self.buffers.partials.size() {
             self.buffers.partials = zeroed("partials", partials);
         }

@@ -227,7 +227,7 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
     let element_dispatch = dims((n.max(ns).max(capacity) as u32).div_ceil(WORKGROUP), max_x);
     let node_partials = node_dispatch.0 * node_dispatch.1;
     let element_partials = element_dispatch.0 * element_dispatch.1;
-    let partial_count = node_partials.max(element_partials) as u64;
+    let partial_count = super::kernels::partial_slots(node_partials, element_partials);
     let adjacency_bytes = ((n + 1 + 2 * ns) * 4) as u64;
 
     let needs = |precision| -> Result<Needs, String> {

@@ -53,6 +53,9 @@ impl NewtonSystem for GpuBackend {
                 self.engine.record(&mut enc, &self.solve.iteration);
             }
             submitted += batch as u64;
+            let t = &mut self.engine.traffic;
+            t.cg_iterations_recorded += batch as u64;
+            t.cg_dispatches += batch as u64 * self.solve.iteration.len() as u64;
             // The direction's stopping measure and CCD bound, and speculatively the
             // first line-search trial at α = min(1, CCD bound).
             self.engine.record(&mut enc, &self.solve.direction_check);
@@ -81,6 +84,7 @@ impl NewtonSystem for GpuBackend {
                     return self.compute_direction(tolerance);
                 }
                 self.batching.finish_solve(cg.iterations);
+                self.engine.traffic.cg_iterations_done += cg.iterations as u64;
                 if multilevel {
                     self.mas_reuse.record(cg.iterations, eta);
                 }
@@ -243,6 +247,7 @@ impl Backend for GpuBackend {
     fn counters(&self) -> DeviceCounters {
         DeviceCounters {
             memory_bytes: self.memory_bytes(),
+            record_ns_per_dispatch: self.engine.record_times.median_ns(),
             ..self.engine.traffic
         }
     }
