@@ -24,8 +24,9 @@ enum Command {
     /// Run a scene on the CPU and GPU backends side by side and report how far apart
     /// their node positions get, their iteration totals and their speed ratio.
     Compare(springsim::cli::compare::CompareArgs),
-    /// List the GPU adapters wgpu sees (name, backend API, device type, driver).
-    Devices,
+    /// List the GPU adapters wgpu sees (name, backend API, device type, driver) and
+    /// what each was measured to do; --calibrate measures them now.
+    Devices(springsim::cli::devices::DevicesArgs),
     /// Seed 000's restitution study: a particle bouncing on the IPC barrier, swept
     /// over h, dhat, kappa, tol or v0; tables, CSV files and PNG plots.
     Restitution(springsim::restitution::cli::RestitutionArgs),
@@ -88,7 +89,7 @@ fn main() -> ExitCode {
         Command::Run(args) => springsim::cli::run::main(args),
         Command::Scenes => springsim::cli::scenes(),
         Command::Compare(args) => springsim::cli::compare::main(args),
-        Command::Devices => springsim::cli::devices(),
+        Command::Devices(args) => springsim::cli::devices::main(args),
         Command::Restitution(args) => springsim::restitution::cli::main(args),
         Command::Plot(args) => springsim::run::plots::main(args),
         Command::Render(args) => springsim::render::main(args),

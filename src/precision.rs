@@ -6,6 +6,11 @@
 
 use serde::{Deserialize, Serialize};
 
+/// `precision = "auto"` takes f64 only where a measured adapter runs f64
+/// multiply-adds at least this fraction of its f32 rate: data-centre GPUs (1/2) and
+/// lavapipe keep f64; consumer GPUs (1/16 to 1/64) run f32.
+pub const F64_RATE_FLOOR: f64 = 0.25;
+
 /// The precision a scene or the command line asks for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
@@ -72,14 +77,16 @@ impl GpuPrecision {
 
     /// The mode `auto` runs in on an adapter: `f64` where it has f64 (measured on
     /// lavapipe, BENCHMARKS.md "Precision": f64 costs 1.0–1.7× f32 per step, no more
-    /// than mixed, ends every resolution-limited step and follows the CPU to 1e-9 m;
-    /// not yet timed on a hardware GPU), `f32` where it has not (Metal and most
-    /// mobile adapters).
-    pub fn auto_for(has_f64: bool) -> GpuPrecision {
-        if has_f64 {
-            GpuPrecision::F64
-        } else {
-            GpuPrecision::F32
+    /// than mixed, ends every resolution-limited step and follows the CPU to 1e-9 m)
+    /// and, where the adapter was measured (`f64_rate`: its f64 multiply-adds' rate
+    /// over f32's, `springsim devices --calibrate`), runs f64 at least
+    /// [`F64_RATE_FLOOR`] of its f32 rate; `f32` otherwise (Metal and most mobile
+    /// adapters have no f64; consumer GPUs run it at 1/16 to 1/64).
+    pub fn auto_for(has_f64: bool, f64_rate: Option<f64>) -> GpuPrecision {
+        match (has_f64, f64_rate) {
+            (true, Some(r)) if r < F64_RATE_FLOOR => GpuPrecision::F32,
+            (true, _) => GpuPrecision::F64,
+            (false, _) => GpuPrecision::F32,
         }
     }
 
@@ -123,11 +130,17 @@ impl PrecisionChoice {
         }
     }
 
-    /// The mode for an adapter with or without f64: `Err` (one line) where an f64
-    /// mode is asked of an adapter without f64; `auto` as [`GpuPrecision::auto_for`].
-    pub fn resolve(self, has_f64: bool, adapter: &str) -> Result<GpuPrecision, String> {
+    /// The mode for an adapter with or without f64 (`f64_rate`: its measured f64
+    /// rate over f32's, where known): `Err` (one line) where an f64 mode is asked of
+    /// an adapter without f64; `auto` as [`GpuPrecision::auto_for`].
+    pub fn resolve(
+        self,
+        has_f64: bool,
+        f64_rate: Option<f64>,
+        adapter: &str,
+    ) -> Result<GpuPrecision, String> {
         let Some(asked) = self.fixed() else {
-            return Ok(GpuPrecision::auto_for(has_f64));
+            return Ok(GpuPrecision::auto_for(has_f64, f64_rate));
         };
         if asked.needs_f64() && !has_f64 {
             return Err(format!(
@@ -146,24 +159,24 @@ mod tests {
     #[test]
     fn f64_modes_are_refused_without_f64_and_auto_falls_back() {
         assert_eq!(
-            PrecisionChoice::Auto.resolve(false, "a"),
+            PrecisionChoice::Auto.resolve(false, None, "a"),
             Ok(GpuPrecision::F32)
         );
         assert_eq!(
-            PrecisionChoice::Auto.resolve(true, "a"),
+            PrecisionChoice::Auto.resolve(true, None, "a"),
             Ok(GpuPrecision::F64)
         );
         assert_eq!(
-            PrecisionChoice::F32.resolve(false, "a"),
+            PrecisionChoice::F32.resolve(false, None, "a"),
             Ok(GpuPrecision::F32)
         );
         for c in [PrecisionChoice::F64, PrecisionChoice::Mixed] {
-            let e = c.resolve(false, "X").unwrap_err();
+            let e = c.resolve(false, None, "X").unwrap_err();
             assert!(
                 e.contains(c.name()) && e.contains("X") && !e.contains('\n'),
                 "{e}"
             );
-            assert!(c.resolve(true, "X").is_ok());
+            assert!(c.resolve(true, None, "X").is_ok());
         }
     }
 

@@ -206,7 +206,10 @@ fn profiled_gpu_rows_time_every_dispatch() {
         let has = |name: &str| mine.iter().any(|k| k["kernel"] == name);
         // the fused CG iteration's α kernel (block-Jacobi, or MAS's residual form)
         let alpha = has("cg_alpha_update") || has("cg_alpha_update_residual");
-        assert!(has("newton_matvec") && alpha && !has("cg_alpha"), "{mine:?}");
+        assert!(
+            has("newton_matvec") && alpha && !has("cg_alpha"),
+            "{mine:?}"
+        );
         let per_cg: f64 = r["dispatches_per_cg_iteration"].parse().unwrap();
         match r["backend"].as_str() {
             "gpu" => assert_eq!(per_cg, 3.0, "{r:?}"),

@@ -271,8 +271,9 @@ pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow
             factorisations: (pre_stats.factorisations - factorisations0) as f64 / steps,
             fused_cg: o.fused_cg,
         };
-        let dev = cost_model::profile_for(&row.device, row.device.contains(", Cpu,"));
-        row.model_ms_per_step = Some(cost_model::step_cost(mesh, pre, work, dev).total_ms());
+        let software = row.device.contains(", Cpu,");
+        let dev = crate::backend::gpu::profiles::profile_for(&row.device, software);
+        row.model_ms_per_step = Some(cost_model::step_cost(mesh, pre, work, &dev).total_ms());
     }
     if matches!(
         backend,

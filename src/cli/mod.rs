@@ -1,10 +1,11 @@
 //! The commands of the `springsim` binary that are not a study of their own: `run`
-//! ([`run`]), `compare` ([`compare`]), `scenes` and `devices`. Each takes its parsed
+//! ([`run`]), `compare` ([`compare`]), `scenes` and `devices` ([`devices`]). Each takes its parsed
 //! arguments and returns the process's exit status.
 
 pub mod batch;
 pub mod check;
 pub mod compare;
+pub mod devices;
 pub mod run;
 
 use crate::scene;
@@ -41,18 +42,6 @@ pub fn scenes() -> ExitCode {
             ),
             Err(e) => println!("{name:<22} (invalid: {e})"),
         }
-    }
-    ExitCode::SUCCESS
-}
-
-/// `springsim devices`: one line per GPU adapter wgpu sees.
-pub fn devices() -> ExitCode {
-    let adapters = crate::backend::gpu::context::list_adapters();
-    if adapters.is_empty() {
-        println!("no GPU adapters found (install a Vulkan driver, e.g. mesa-vulkan-drivers)");
-    }
-    for a in adapters {
-        println!("{a}");
     }
     ExitCode::SUCCESS
 }

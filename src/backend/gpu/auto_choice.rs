@@ -2,7 +2,7 @@
 //! evaluated for block-Jacobi and MAS with the CG counts the mesh's extent leads one
 //! to expect, on the profile of the adapter the run opens.
 
-use super::cost_model::{profile_for, step_cost, DeviceProfile, GpuPre, Mesh, StepCost, Work};
+use super::cost_model::{step_cost, DeviceProfile, GpuPre, Mesh, StepCost, Work};
 use super::mas::MasPlan;
 use crate::linear_solver::PreconditionerKind;
 use crate::precision::{GpuPrecision, RealClass};
@@ -187,11 +187,10 @@ pub fn gpu_preconditioner(model: &crate::model::Model) -> PreconditionerKind {
     if model.solver.preconditioner != PreconditionerKind::Auto {
         return model.solver.preconditioner;
     }
-    let Ok((info, limits)) = super::context::preferred_adapter_limits() else {
+    let Ok((_, limits, profile)) = super::context::preferred_profile() else {
         return PreconditionerKind::BlockJacobi;
     };
-    let software = info.device_type == wgpu::DeviceType::Cpu;
-    let dev = profile_for(&info.name, software);
+    let dev = &profile;
     let (n, dim) = (model.num_nodes(), model.dim);
     let precision = model.solver.precision.fixed().unwrap_or(GpuPrecision::F32);
     let mesh = Mesh {

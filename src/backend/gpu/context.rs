@@ -26,6 +26,9 @@ pub struct GpuContext {
     pub has_f64: bool,
     /// Whether the device was opened with timestamp queries for the kernel profiler.
     pub profile: bool,
+    /// The adapter's measurement for the cost model, where it has one
+    /// ([`super::profiles::measured`]: cached, or measured at this first run).
+    pub measured: Option<&'static super::profiles::Known>,
 }
 
 /// What a scene needs from the device, in bytes.
@@ -88,6 +91,38 @@ pub fn preferred_adapter_limits() -> Result<(wgpu::AdapterInfo, wgpu::Limits), S
         .map_err(|e| format!("no GPU adapter found on Vulkan/Metal/DX12 ({e})"))
 }
 
+/// The adapter [`GpuContext::new`] would open, its limits, and the cost model's
+/// profile of it: its measurement ([`super::profiles::measured`], which measures it
+/// now where the policy says so) or the fixture.
+pub fn preferred_profile() -> Result<
+    (
+        wgpu::AdapterInfo,
+        wgpu::Limits,
+        super::cost_model::DeviceProfile,
+    ),
+    String,
+> {
+    let inst = instance();
+    let adapter = pollster::block_on(inst.request_adapter(&adapter_options()))
+        .map_err(|e| format!("no GPU adapter found on Vulkan/Metal/DX12 ({e})"))?;
+    let info = adapter.get_info();
+    let software = info.device_type == wgpu::DeviceType::Cpu;
+    let desc = describe(&info);
+    let profile = match super::profiles::measured(&adapter, &desc, software) {
+        Some(k) => k.profile,
+        None => *super::cost_model::fixture_for(&info.name, software),
+    };
+    Ok((info, adapter.limits(), profile))
+}
+
+/// The adapter with `desc` among every adapter wgpu sees on a primary backend.
+pub fn adapter_described(desc: &str) -> Option<wgpu::Adapter> {
+    let inst = instance();
+    pollster::block_on(inst.enumerate_adapters(wgpu::Backends::PRIMARY))
+        .into_iter()
+        .find(|a| describe(&a.get_info()) == desc)
+}
+
 fn adapter_options() -> wgpu::RequestAdapterOptions<'static, 'static> {
     wgpu::RequestAdapterOptions {
         power_preference: wgpu::PowerPreference::HighPerformance,
@@ -116,7 +151,10 @@ impl GpuContext {
         let info = adapter.get_info();
         let hidden = hide_f64 || std::env::var(HIDE_F64_ENV).is_ok_and(|v| v == "1");
         let has_f64 = !hidden && adapter.features().contains(wgpu::Features::SHADER_F64);
-        let precision = choice.resolve(has_f64, &describe(&info))?;
+        let software = info.device_type == wgpu::DeviceType::Cpu;
+        let measured = super::profiles::measured(&adapter, &describe(&info), software);
+        let f64_rate = measured.map(|k| k.profile.f64_rate);
+        let precision = choice.resolve(has_f64, f64_rate, &describe(&info))?;
         let needs = needs(precision)?;
         let defaults = wgpu::Limits::default();
         let fits = |l: &wgpu::Limits| {
@@ -189,6 +227,7 @@ impl GpuContext {
             precision,
             has_f64,
             profile: opts.profile_kernels,
+            measured,
         })
     }
 

@@ -51,6 +51,10 @@ pub struct DeviceProfile {
     pub mas_factor_ns_per_unit: f64,
     /// Rate of the domain inverses' Gauss–Jordan arithmetic (GFLOP/s).
     pub mas_invert_gflop_s: f64,
+    /// f64 multiply-adds' rate over f32's (0 without f64 shaders): what
+    /// `precision = "auto"` decides by where the adapter was measured
+    /// ([`crate::precision::GpuPrecision::auto_for`]).
+    pub f64_rate: f64,
 }
 
 /// NVIDIA H200 (Vulkan, driver 580), fitted to `bench --profile-kernels` on
@@ -68,6 +72,8 @@ pub const H200: DeviceProfile = DeviceProfile {
     mas_factor_latency_us: [700.0, 6500.0],
     mas_factor_ns_per_unit: 0.135,
     mas_invert_gflop_s: 740.0,
+    // the data sheet's 34 against 67 TFLOP/s, not measured
+    f64_rate: 0.5,
 };
 
 /// NVIDIA H100 SXM as modelled, not measured: the H200's host, floor and latency
@@ -93,11 +99,14 @@ pub const LAVAPIPE: DeviceProfile = DeviceProfile {
     mas_factor_latency_us: [10_000.0, 90_000.0],
     mas_factor_ns_per_unit: 200.0,
     mas_invert_gflop_s: 0.055,
+    // `springsim devices --calibrate` on this container, 2026-11-29
+    f64_rate: 0.5,
 };
 
-/// The profile for an adapter: lavapipe's for a software adapter, the H100's for one
-/// named H100, else the H200's (the only hardware measured so far).
-pub fn profile_for(adapter: &str, software: bool) -> &'static DeviceProfile {
+/// The fixture for an adapter that was not measured (`springsim devices
+/// --calibrate`; [`super::profiles::profile_for`] prefers a measurement): lavapipe's
+/// for a software adapter, the H100's for one named H100, else the H200's.
+pub fn fixture_for(adapter: &str, software: bool) -> &'static DeviceProfile {
     if software {
         &LAVAPIPE
     } else if adapter.contains("H100") {

@@ -61,6 +61,10 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../../../shaders/spring_adjacency.wgsl"),
     ),
     ("reduce.wgsl", include_str!("../../../shaders/reduce.wgsl")),
+    (
+        "calibrate.wgsl",
+        include_str!("../../../shaders/calibrate.wgsl"),
+    ),
     ("wall.wgsl", include_str!("../../../shaders/wall.wgsl")),
     (
         "contact.wgsl",
