@@ -24,6 +24,13 @@
 #                                          # against the CPU on the same host, and the
 #                                          # f32 agreement list (about nine minutes;
 #                                          # OUT/lease.tgz)
+#   scripts/device-bench.sh speed OUT      # there: issue 52's rows: the adapter
+#                                          # measured (devices --calibrate), the
+#                                          # square ladder with the split and the fused
+#                                          # CG (f32, block-Jacobi and MAS), the GPU
+#                                          # against the CPU on the same host per rung,
+#                                          # and the counted scenes' summaries (about
+#                                          # eight minutes; OUT/speed.tgz)
 #   scripts/device-bench.sh collect DIR    # here: OUT's files into benchmarks/<device>/
 #
 # A lease of 15 minutes fits `all` and `profile` with room for one retry: the
@@ -275,6 +282,30 @@ lease() {
     tar czf "$out/lease.tgz" -C /tmp lease
 }
 
+# speed OUT: the figures of issue 52 (the GPU at the device's speed) in one call.
+speed() {
+    local out=$1 res=/tmp/speed
+    device_env "$res"
+    SPRINGSIM_CACHE_DIR="$res/cache" $bin devices --calibrate | tee "$res/calibrate.txt"
+    # the model's figures from that measurement, for every run below
+    export SPRINGSIM_CACHE_DIR="$res/cache"
+    for form in split fused; do
+        timeout 150 $bin bench --backends gpu,gpu-mas --family square2d --precision f32 \
+            --cg-form "$form" --steps 5 --warmup 2 --out "/tmp/bench-$form" \
+            | tee "$res/bench-$form.txt" || echo "bench ended early (status $?)" | tee -a "$res/bench-$form.txt"
+        cp "/tmp/bench-$form/bench.csv" "$res/bench-$form.csv" 2>/dev/null || true
+    done
+    # the smallest rung where the GPU beats the CPU backend on this host's cores
+    timeout 120 $bin bench --backends cpu --family square2d --max-nodes 300000 --steps 5 \
+        --warmup 2 --out /tmp/bench-cpu | tee "$res/bench-cpu.txt" || true
+    cp /tmp/bench-cpu/bench.csv "$res/bench-cpu.csv" 2>/dev/null || true
+    for s in square_drop lattice_drop cloth_drop tet_stack two_squares; do
+        timeout 30 $bin run "$s" --backend gpu --steps 100 --precision f32 --quiet \
+            --out "$res/run-$s" || echo "$s: status $?"
+    done
+    tar czf "$out/speed.tgz" -C /tmp speed
+}
+
 collect() {
     local dir=$1
     local device
@@ -292,10 +323,11 @@ all) all "${2:?OUT folder}" ;;
 ensemble) ensemble "${2:?OUT folder}" ;;
 ladder) ladder "${2:?OUT folder}" ;;
 lease) lease "${2:?OUT folder}" ;;
+speed) speed "${2:?OUT folder}" ;;
 profile) profile "${2:?OUT folder}" ;;
 collect) collect "${2:?folder with the run files}" ;;
 *)
-    echo "usage: scripts/device-bench.sh prepare | run OUT [f32|mixed|f64] | contact OUT [f32|mixed|f64] | all OUT | ladder OUT | lease OUT | profile OUT | ensemble OUT | collect DIR" >&2
+    echo "usage: scripts/device-bench.sh prepare | run OUT [f32|mixed|f64] | contact OUT [f32|mixed|f64] | all OUT | ladder OUT | lease OUT | speed OUT | profile OUT | ensemble OUT | collect DIR" >&2
     exit 2
     ;;
 esac

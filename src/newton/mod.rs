@@ -4,6 +4,7 @@
 //! owns every decision, so the CPU and GPU backends take identical steps.
 
 mod forcing;
+mod machine;
 mod stats;
 #[cfg(test)]
 mod tests;
@@ -13,6 +14,7 @@ use crate::model::SolverParams;
 pub use forcing::{
     efolds, eisenstat_walker, CgTolerance, ETA_MAX, GAMMA, MIN_EFOLDS, SAFEGUARD_THRESHOLD,
 };
+pub use machine::{Ask, Machine};
 pub use stats::{NewtonError, NewtonStats, Stall};
 
 /// What the driver learns from one search-direction solve.
@@ -78,6 +80,8 @@ pub trait NewtonSystem {
 /// finite, or the iteration cap reached with E no lower than at the start. An energy
 /// that is not finite is an error: the state itself is broken.
 ///
+/// The decisions are [`Machine`]'s; this loop asks `sys` what it asks for.
+///
 /// With `solver.forcing = "eisenstat_walker"` the first direction of the step is
 /// solved to `solver.forcing_start` and each later one to the Eisenstat–Walker
 /// tolerance. A direction solved looser than `solver.cg_tolerance` that meets the
@@ -88,155 +92,23 @@ pub fn solve<S: NewtonSystem + ?Sized>(
     sys: &mut S,
     params: &SolverParams,
 ) -> Result<NewtonStats, NewtonError> {
-    let h = params.dt;
-    let mut stats = NewtonStats {
-        alpha_min: 1.0,
-        ccd_alpha_min: 1.0,
-        ..Default::default()
-    };
-    let e0 = sys.energy();
-    if !e0.is_finite() {
-        return Err(NewtonError(format!(
-            "incremental potential is not finite ({e0}) at the start of the step"
-        )));
-    }
-    stats.energies.push(e0);
-    stats.solve_starts.push(0);
-    let floor = params.cg_tolerance;
-    let inexact = params.forcing.as_run() == Forcing::EisenstatWalker;
-    let first = if inexact {
-        params.forcing_start.max(floor)
-    } else {
-        floor
-    };
-    let mut dir = sys.compute_direction(CgTolerance::Fixed(first));
+    let mut m = Machine::new(params);
     loop {
-        if let Some(why) = sys.failure() {
-            return Err(NewtonError(why));
-        }
-        stats.cg_iterations += dir.cg_iterations as u64;
-        stats.cg_unconverged += u32::from(!dir.cg_converged);
-        if !dir.norm.is_finite() {
-            stats.stall = Some(Stall::NonFiniteDirection);
-            stats.residual = dir.norm;
-            break;
-        }
-        stats.residual = dir.norm / h;
-        let within_tolerance = stats.residual < params.tolerance;
-        // The final-accuracy guard: a loose direction may understate the exact one,
-        // so it ends the step only where its error bound proves the exact one would.
-        let unproven = within_tolerance
-            && dir.cg_tolerance > floor
-            && dir
-                .error_bound
-                .partial_cmp(&(params.tolerance * h - dir.norm))
-                != Some(std::cmp::Ordering::Less);
-        let ends_here = stats.iterations >= params.min_newton_iterations;
-        if unproven && ends_here {
-            stats.recomputed_directions += 1;
-            dir = sys.compute_direction(CgTolerance::Fixed(tighter(&dir, params)));
-            continue;
-        }
-        // The course's rule stops before applying a first direction that already meets
-        // the tolerance, so a body at rest with g·h < tol never falls; by default at
-        // least one direction is applied (`min_newton_iterations`), also one below the
-        // backend's resolution (the f32 GPU's at rest): it moves x by an ulp at most,
-        // and the iteration counts of both backends then count the same thing.
-        if within_tolerance && stats.iterations >= params.min_newton_iterations {
-            stats.converged = true;
-            break;
-        }
-        if dir.below_resolution && !within_tolerance {
-            stats.resolution_limited = true;
-            break;
-        }
-        if stats.iterations >= params.max_newton_iterations {
-            stats.capped = true;
-            if stats.energies.last().is_some_and(|&e| e >= e0) {
-                stats.stall = Some(Stall::NoDecrease);
+        match m.ask() {
+            Ask::Energy => m.energy(sys.energy()),
+            Ask::Direction(tolerance) => {
+                let dir = sys.compute_direction(tolerance);
+                m.direction(dir, sys.failure())
             }
-            break;
-        }
-        let alpha_c = sys.ccd_bound();
-        stats.ccd_alpha_min = stats.ccd_alpha_min.min(alpha_c);
-        if alpha_c.is_nan() || alpha_c <= 0.0 {
-            if unproven {
-                stats.recomputed_directions += 1;
-                dir = sys.compute_direction(CgTolerance::Fixed(tighter(&dir, params)));
-                continue;
+            Ask::CcdBound => m.ccd_bound(sys.ccd_bound()),
+            Ask::EnergyChange(alpha) => m.energy_change(sys.energy_change(alpha)),
+            Ask::Advance(alpha) => {
+                sys.advance(alpha);
+                m.advanced()
             }
-            // As below: a direction within the tolerance that cannot be applied is
-            // the course's convergence, not a stall.
-            stats.converged = within_tolerance;
-            if !within_tolerance {
-                stats.stall = Some(Stall::CcdZero);
-            }
-            break;
-        }
-        let mut alpha = alpha_c;
-        let mut accepted = None;
-        for _ in 0..=params.max_line_search_halvings {
-            let de = sys.energy_change(alpha);
-            if de.is_nan() {
-                return Err(NewtonError(format!(
-                    "energy change is NaN at alpha = {alpha}"
-                )));
-            }
-            if de <= 0.0 {
-                accepted = Some(alpha);
-                break;
-            }
-            if dir.below_resolution {
-                // Halving a direction within rounding noise only adds more noise.
-                break;
-            }
-            alpha *= 0.5;
-            stats.halvings += 1;
-        }
-        if accepted.is_none() && unproven {
-            stats.recomputed_directions += 1;
-            dir = sys.compute_direction(CgTolerance::Fixed(tighter(&dir, params)));
-            continue;
-        }
-        if accepted.is_none() {
-            stats.line_search_failed = true;
-            // A direction applied only because of `min_newton_iterations` already met
-            // the tolerance: not finding a decrease along it is the course's
-            // convergence, not a stall. One within a few ulps of the positions met
-            // the backend's precision.
-            stats.converged = within_tolerance;
-            if !within_tolerance {
-                if dir.near_resolution {
-                    stats.resolution_limited = true;
-                } else {
-                    stats.stall = Some(Stall::LineSearch);
-                }
-            }
-            break;
-        }
-        sys.advance(alpha);
-        stats.iterations += 1;
-        stats.alpha_min = stats.alpha_min.min(alpha);
-        let e = sys.energy();
-        if !e.is_finite() {
-            return Err(NewtonError(format!(
-                "incremental potential is not finite ({e}) after a step of alpha = {alpha}"
-            )));
-        }
-        stats.energies.push(e);
-        let next = if inexact {
-            CgTolerance::Forcing {
-                previous_rhs_norm: dir.rhs_norm,
-                previous_eta: dir.cg_tolerance,
-                floor,
-                stop_distance: params.tolerance * h,
-            }
-        } else {
-            CgTolerance::Fixed(floor)
+            Ask::Done => return m.finish(),
         };
-        dir = sys.compute_direction(next);
     }
-    Ok(stats)
 }
 
 /// The tolerance a loose direction that met the stopping rule unproven is solved

@@ -229,3 +229,48 @@ fn the_rules_first_direction_is_applied_below_the_resolution() {
     let stats = solve(&mut sys, &params(1e-2, 0)).unwrap();
     assert!(stats.converged && stats.iterations == 0, "{stats:?}");
 }
+
+fn direction(norm: f64) -> Direction {
+    Direction {
+        norm,
+        cg_iterations: 4,
+        cg_converged: true,
+        below_resolution: false,
+        near_resolution: false,
+        cg_tolerance: 1e-4,
+        rhs_norm: 1.0,
+        error_bound: f64::INFINITY,
+    }
+}
+
+/// The machine's questions on a typical step: E, a direction, the CCD bound, a
+/// trial the filter rejects and its half it accepts, the update, E again, and a
+/// direction within the tolerance that ends the step.
+#[test]
+fn the_machine_asks_for_what_each_decision_needs() {
+    let mut p = params(1e-2, 1);
+    p.cg_tolerance = 1e-4;
+    let mut m = Machine::new(&p);
+    assert_eq!(m.ask(), Ask::Energy);
+    assert_eq!(m.energy(3.0), Ask::Direction(CgTolerance::Fixed(1e-4)));
+    assert_eq!(m.direction(direction(0.5), None), Ask::CcdBound);
+    assert_eq!(m.ccd_bound(0.8), Ask::EnergyChange(0.8));
+    assert_eq!(m.energy_change(0.25), Ask::EnergyChange(0.4));
+    assert_eq!(m.energy_change(-1.0), Ask::Advance(0.4));
+    assert_eq!(m.advanced(), Ask::Energy);
+    assert_eq!(m.energy(2.0), Ask::Direction(CgTolerance::Fixed(1e-4)));
+    assert_eq!(m.direction(direction(1e-3), None), Ask::Done);
+    let stats = m.finish().unwrap();
+    assert!(stats.converged && stats.iterations == 1 && stats.halvings == 1);
+    assert_eq!((stats.alpha_min, stats.ccd_alpha_min), (0.4, 0.8));
+    assert_eq!(stats.energies, [3.0, 2.0]);
+    assert_eq!(stats.cg_iterations, 8);
+    // a failure the system reports ends the solve with its reason
+    let mut m = Machine::new(&p);
+    m.energy(1.0);
+    assert_eq!(
+        m.direction(direction(0.5), Some("no room".into())),
+        Ask::Done
+    );
+    assert_eq!(m.finish().unwrap_err().0, "no room");
+}
