@@ -11,6 +11,12 @@ alias lreal = f32;
 // rounding noise.
 const REAL_EPSILON: real = 1.1920929e-7;
 
+// The largest finite `real`: `abs(x) <= REAL_MAX` is false for NaN and ±∞
+// (real_finite).
+const REAL_MAX: real = 3.4028235e38;
+
+fn real_finite(x: real) -> bool { return abs(x) <= REAL_MAX; }
+
 fn real_log(x: real) -> real { return log(x); }
 fn real_exp(x: real) -> real { return exp(x); }
 fn real_pow(b: real, c: real) -> real { return pow(b, c); }

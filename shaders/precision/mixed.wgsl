@@ -16,3 +16,9 @@ alias lreal = f32;
 
 // One unit in the last place of `real`, relative (2⁻⁵²).
 const REAL_EPSILON: real = 2.220446049250313e-16;
+
+// The largest finite `real`: `abs(x) <= REAL_MAX` is false for NaN and ±∞
+// (real_finite).
+const REAL_MAX: real = 1.7976931348623157e308;
+
+fn real_finite(x: real) -> bool { return abs(x) <= REAL_MAX; }

@@ -65,6 +65,14 @@ pub const SOURCES: &[(&str, &str)] = &[
         "calibrate.wgsl",
         include_str!("../../../shaders/calibrate.wgsl"),
     ),
+    (
+        "newton/machine.wgsl",
+        include_str!("../../../shaders/newton/machine.wgsl"),
+    ),
+    (
+        "newton/machine_probe.wgsl",
+        include_str!("../../../shaders/newton/machine_probe.wgsl"),
+    ),
     ("wall.wgsl", include_str!("../../../shaders/wall.wgsl")),
     (
         "contact.wgsl",
