@@ -115,7 +115,8 @@ struct CellRange {
 }
 
 fn cell_range(b: Box) -> CellRange {
-    if (any(b.lo != b.lo) || any(b.hi != b.hi)) {
+    // NaN as `!(x == x)`: naga writes `!=` as an ordered compare, false for NaN
+    if (any(!(b.lo == b.lo)) || any(!(b.hi == b.hi))) {
         return CellRange(vec3<i32>(0), vec3<i32>(-1));
     }
     let lo = cell_of(b.lo);

@@ -140,7 +140,7 @@ fn project_psd(a: ptr<function, array<real, 144>>, n: u32) {
                 sum_abs += abs((*a)[p * n + q]);
             }
         }
-        if (off == 0.0 || off <= 0.2 * REAL_EPSILON * REAL_EPSILON * scale || off != off) { break; }
+        if (off == 0.0 || off <= 0.2 * REAL_EPSILON * REAL_EPSILON * scale || !(off == off)) { break; }
         var skip_below: real = 0.0;
         if (sweep < 3u) { skip_below = 0.2 * sum_abs / real(n * n); }
         for (var p = 0u; p < n; p++) {

@@ -5,7 +5,8 @@
 
 mod common;
 use springsim::energy::barrier::{BarrierKind, BarrierParams};
-use springsim::implicit::dual::{eval, eval_dual};
+use springsim::implicit::dual::eval_dual;
+use springsim::implicit::expr::eval;
 use springsim::implicit::expr::parse;
 use springsim::implicit::interval::eval_interval;
 use springsim::implicit::shapes::{shape_expr, Shape};

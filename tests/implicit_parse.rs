@@ -4,7 +4,8 @@
 
 mod common;
 use common::implicit::{one_particle, particle_scene};
-use springsim::implicit::dual::{eval, eval_dual};
+use springsim::implicit::dual::eval_dual;
+use springsim::implicit::expr::eval;
 use springsim::implicit::expr::parse;
 use springsim::implicit::interval::eval_interval;
 use springsim::implicit::ImplicitWall;

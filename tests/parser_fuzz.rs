@@ -9,7 +9,8 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::Config;
-use springsim::implicit::dual::{eval, eval_dual};
+use springsim::implicit::dual::eval_dual;
+use springsim::implicit::expr::eval;
 use springsim::implicit::expr::parse;
 use springsim::implicit::interval::eval_interval;
 use springsim::implicit::ImplicitWall;

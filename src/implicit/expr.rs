@@ -144,3 +144,31 @@ impl Expr {
         }
     }
 }
+
+/// The value of `e` at `x` (the cheap path: no derivatives).
+pub fn eval(e: &Expr, x: &[f64]) -> f64 {
+    match e {
+        Expr::Const(v) => *v,
+        Expr::Var(k) => x.get(*k).copied().unwrap_or(0.0),
+        Expr::Neg(a) => -eval(a, x),
+        Expr::Add(a, b) => eval(a, x) + eval(b, x),
+        Expr::Sub(a, b) => eval(a, x) - eval(b, x),
+        Expr::Mul(a, b) => eval(a, x) * eval(b, x),
+        Expr::Div(a, b) => eval(a, x) / eval(b, x),
+        Expr::PowI(a, n) => eval(a, x).powi(*n),
+        Expr::PowC(a, c) => eval(a, x).max(0.0).powf(*c),
+        Expr::Call(f, a) => {
+            let v = eval(a, x);
+            match f {
+                Func::Abs => v.abs(),
+                Func::Sqrt => v.sqrt(),
+                Func::Exp => v.exp(),
+                Func::Ln => v.ln(),
+                Func::Sin => v.sin(),
+                Func::Cos => v.cos(),
+            }
+        }
+        Expr::Min(a, b) => eval(a, x).min(eval(b, x)),
+        Expr::Max(a, b) => eval(a, x).max(eval(b, x)),
+    }
+}

@@ -29,7 +29,8 @@
 //! [`CCD_REFINE`] bisections between the accepted α and the rejected 2α. Nothing
 //! in this needs `W` to be differentiable, so corners and cusps are covered.
 
-use super::dual::{eval, eval_dual, Dual};
+use super::dual::{eval_dual, Dual};
+use super::expr::eval;
 use super::expr::Expr;
 use super::interval::eval_interval;
 use super::interval::slope::eval_slope;

@@ -217,7 +217,7 @@ impl ContactPlan {
         ]
     }
 
-    /// Threads of a [`super::kernels::Span::ContactSlots`] dispatch.
+    /// Threads of a [`super::kernel_spans::Span::ContactSlots`] dispatch.
     pub fn slots(&self) -> u32 {
         (self.hash + 1)
             .max(self.queries() + 1)
@@ -296,18 +296,6 @@ fn push_lists(data: &mut Vec<u32>, lists: Vec<Vec<u32>>) {
     }
 }
 
-impl super::engine::Engine {
-    /// Records what a broad phase found (`pairs_found` alone may also come from a
-    /// readback that ran none).
-    pub fn note_pairs_found(&mut self, found: u32) {
-        self.pairs_found = found;
-        if let Some(c) = self.contact.as_mut() {
-            c.broad_phases += 1;
-            c.candidates += found as u64;
-        }
-    }
-}
-
 impl super::GpuBackend {
     /// Builds the pair list at the current x (the static broad phase), growing the
     /// buffers until it fits; one readback per pass. Needed at setup and after the
@@ -316,7 +304,7 @@ impl super::GpuBackend {
         if self.engine.contact.is_none() {
             return;
         }
-        self.engine.run(&super::kernels::broad_phase_static());
+        self.engine.run(&super::kernel_lists::broad_phase_static());
         if self.list_grew() {
             self.rebuild_pairs();
         }

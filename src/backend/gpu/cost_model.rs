@@ -152,7 +152,7 @@ pub struct Work {
     /// solve without; ignored for block-Jacobi).
     pub factorisations: f64,
     /// The CG iteration's form: fused or split (`kernels/cg.wgsl`); `None`: the
-    /// backend's default for the mesh ([`super::kernels::fused_cg`]).
+    /// backend's default for the mesh ([`super::kernel_lists::fused_cg`]).
     pub fused_cg: Option<bool>,
 }
 
@@ -203,7 +203,7 @@ pub fn step_cost(mesh: Mesh, pre: GpuPre, work: Work, dev: &DeviceProfile) -> St
     // direction kernels (no kernel of its own); the split one has two reductions.
     let fused = work
         .fused_cg
-        .unwrap_or(super::kernels::fused_cg(partials as u32));
+        .unwrap_or(super::kernel_lists::fused_cg(partials as u32));
     let scalars = if fused { 2.0 * fold } else { 2.0 * reduce };
     // CG batching: about an eighth more iterations recorded than done, plus 4 per
     // solve; the idle ones cost the floor per kernel.
@@ -224,7 +224,7 @@ pub fn step_cost(mesh: Mesh, pre: GpuPre, work: Work, dev: &DeviceProfile) -> St
     let mut cost = StepCost::default();
     let (per_iteration_kernels, iteration_us, factor_kernels, factor_us) = match pre {
         GpuPre::BlockJacobi => (
-            super::kernels::cg_iteration(fused).len() as f64,
+            super::kernel_lists::cg_iteration(fused).len() as f64,
             bj_iteration,
             0.0,
             0.0,

@@ -4,7 +4,8 @@
 
 use super::buffers::BufferSet;
 use super::context::GpuContext;
-use super::kernels::{Kernel, Span};
+use super::kernel_spans::Span;
+use super::kernels::Kernel;
 use super::layout::{CgState, Lanes, Layouts};
 use super::pipelines::Pipelines;
 use super::profiler::Profiler;

@@ -388,6 +388,3 @@ impl Kernel {
         }
     }
 }
-
-pub use super::kernel_lists::*;
-pub use super::kernel_spans::Span;

@@ -289,6 +289,15 @@ impl Layouts {
     /// The bytes of one real of the CG state (`ls_alpha`, `cg_tol_sq`: `real`).
     pub fn real_bytes(&self, value: f64) -> Vec<u8> {
         let width = self.precision.bytes(crate::precision::RealClass::State);
-        super::setup::state_bytes(&[value], width)
+        state_bytes(&[value], width)
+    }
+}
+
+/// A node vector of the state in the mode's `real`, as bytes.
+pub fn state_bytes(v: &[f64], width: u64) -> Vec<u8> {
+    if width == 4 {
+        v.iter().flat_map(|c| (*c as f32).to_le_bytes()).collect()
+    } else {
+        v.iter().flat_map(|c| c.to_le_bytes()).collect()
     }
 }

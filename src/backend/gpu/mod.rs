@@ -140,8 +140,8 @@ struct SolveKernels {
 
 impl SolveKernels {
     /// The sequences with the scene's preconditioner, and with the kernels of
-    /// contact pairs where `contact` is set ([`kernels::with_contact`]).
-    /// `fused` picks the CG iteration's form ([`kernels::fused_cg`]).
+    /// contact pairs where `contact` is set ([`kernel_lists::with_contact`]).
+    /// `fused` picks the CG iteration's form ([`kernel_lists::fused_cg`]).
     fn new(mas: Option<&mas::MasPlan>, contact: bool, fused: bool, linear_bytes: u64) -> Self {
         let kind = match mas {
             Some(plan) if plan.cycle => crate::linear_solver::PreconditionerKind::Multigrid,
@@ -158,14 +158,14 @@ impl SolveKernels {
             ),
             None => (
                 vec![],
-                kernels::CG_START.to_vec(),
-                kernels::cg_iteration(fused),
+                kernel_lists::CG_START.to_vec(),
+                kernel_lists::cg_iteration(fused),
                 vec![],
                 0,
             ),
         };
         let list = |l: &[kernels::Kernel]| match contact {
-            true => kernels::with_contact(l),
+            true => kernel_lists::with_contact(l),
             false => l.to_vec(),
         };
         Self {
@@ -175,12 +175,12 @@ impl SolveKernels {
             apply,
             memory_bytes,
             kind,
-            assemble: list(&kernels::ASSEMBLE),
-            direction_check: list(&kernels::DIRECTION_CHECK),
-            direction_stats: list(&kernels::DIRECTION_STATS),
-            energy_total: list(&kernels::ENERGY_TOTAL),
-            energy_change: list(&kernels::ENERGY_CHANGE),
-            matvec: list(&kernels::MATVEC),
+            assemble: list(&kernel_lists::ASSEMBLE),
+            direction_check: list(&kernel_lists::DIRECTION_CHECK),
+            direction_stats: list(&kernel_lists::DIRECTION_STATS),
+            energy_total: list(&kernel_lists::ENERGY_TOTAL),
+            energy_change: list(&kernel_lists::ENERGY_CHANGE),
+            matvec: list(&kernel_lists::MATVEC),
         }
     }
 }
@@ -196,7 +196,7 @@ impl GpuBackend {
         let (engine, mas) = setup::open(&model, opts)?;
         let contact = engine.contact.is_some();
         let (gx, gy) = engine.dispatch.nodes;
-        let fused = opts.fused_cg.unwrap_or(kernels::fused_cg(gx * gy));
+        let fused = opts.fused_cg.unwrap_or(kernel_lists::fused_cg(gx * gy));
         // A V-cycle's smoothers must match H: its factors are not kept (the CPU's
         // multiplicative cycle with stale factors took 30× the CG iterations).
         let mas_reuse = crate::mas::reuse::Reuse::new(

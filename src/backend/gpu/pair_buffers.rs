@@ -106,7 +106,7 @@ impl super::engine::Engine {
         let d = &mut self.dispatch;
         d.elements = super::setup::dims(elements.div_ceil(super::layout::WORKGROUP), d.max_x);
         let element_partials = d.elements.0 * d.elements.1;
-        let partials = super::kernels::partial_slots(d.nodes.0 * d.nodes.1, element_partials)
+        let partials = super::kernel_lists::partial_slots(d.nodes.0 * d.nodes.1, element_partials)
             * self.layouts.lanes.size as u64;
         if partials > self.buffers.partials.size() {
             self.buffers.partials = zeroed("partials", partials);
@@ -125,5 +125,17 @@ impl super::engine::Engine {
         q.write_buffer(&self.buffers.params, at("contact_pairs"), &cap);
         self.groups = super::pipelines::bind_groups(dev, &self.pipes, &self.buffers);
         true
+    }
+}
+
+impl super::engine::Engine {
+    /// Records what a broad phase found (`pairs_found` alone may also come from a
+    /// readback that ran none).
+    pub fn note_pairs_found(&mut self, found: u32) {
+        self.pairs_found = found;
+        if let Some(c) = self.contact.as_mut() {
+            c.broad_phases += 1;
+            c.candidates += found as u64;
+        }
     }
 }

@@ -5,7 +5,8 @@
 //! phases and two readbacks (three with the change of λ) per lag, at the step start
 //! and at each lagging update. CPU twin: `src/backend/cpu/self_friction.rs`.
 
-use super::kernels::{Kernel, PAIR_FRICTION_CHANGE};
+use super::kernel_lists::PAIR_FRICTION_CHANGE;
+use super::kernels::Kernel;
 use super::readback::lag_change;
 use super::GpuBackend;
 

@@ -200,15 +200,6 @@ impl Sizes {
     }
 }
 
-/// A node vector of the state in the mode's `real`, as bytes.
-pub fn state_bytes(v: &[f64], width: u64) -> Vec<u8> {
-    if width == 4 {
-        v.iter().flat_map(|c| (*c as f32).to_le_bytes()).collect()
-    } else {
-        v.iter().flat_map(|c| c.to_le_bytes()).collect()
-    }
-}
-
 /// Opens the device, builds the pipelines and uploads `model`'s initial state; with
 /// `solver.preconditioner = "mas"` also the multilevel preconditioner's plan.
 pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>), String> {
@@ -227,7 +218,7 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
     let element_dispatch = dims((n.max(ns).max(capacity) as u32).div_ceil(WORKGROUP), max_x);
     let node_partials = node_dispatch.0 * node_dispatch.1;
     let element_partials = element_dispatch.0 * element_dispatch.1;
-    let partial_count = super::kernels::partial_slots(node_partials, element_partials);
+    let partial_count = super::kernel_lists::partial_slots(node_partials, element_partials);
     let adjacency_bytes = ((n + 1 + 2 * ns) * 4) as u64;
 
     let needs = |precision| -> Result<Needs, String> {
@@ -291,7 +282,7 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
         Integrator::ImplicitEuler => vec![0.0; n * dim],
     };
     let width = ctx.precision.bytes(RealClass::State);
-    let reals = |v: &[f64]| state_bytes(v, width);
+    let reals = |v: &[f64]| super::layout::state_bytes(v, width);
     let storage =
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
     let init = |name: &str, bytes: &[u8], usage: wgpu::BufferUsages| {

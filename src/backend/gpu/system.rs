@@ -1,7 +1,8 @@
 //! The GPU backend as the Newton driver and the run loop see it: what each
 //! [`NewtonSystem`] and [`Backend`] call records, submits and reads back.
 
-use super::kernels::{Kernel, FRICTION_LAG_UPDATE, FRICTION_STATS, PAIR_STATS};
+use super::kernel_lists::{FRICTION_LAG_UPDATE, FRICTION_STATS, PAIR_STATS};
+use super::kernels::Kernel;
 use super::readback::{
     lag_change, DirectionSummary, EnergyChange, EnergyTotals, FrictionTotals, PairTotals,
 };

@@ -38,10 +38,7 @@ impl Cond {
     pub fn holds(&self, x: &[f64]) -> bool {
         match self {
             Cond::Cmp(a, op, b) => {
-                let (a, b) = (
-                    crate::implicit::dual::eval(a, x),
-                    crate::implicit::dual::eval(b, x),
-                );
+                let (a, b) = (super::eval(a, x), super::eval(b, x));
                 match op {
                     CmpOp::Lt => a < b,
                     CmpOp::Le => a <= b,

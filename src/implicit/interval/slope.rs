@@ -204,10 +204,10 @@ mod tests {
                         lo[0] + (hi[0] - lo[0]) * i as f64 / 10.0,
                         lo[1] + (hi[1] - lo[1]) * j as f64 / 10.0,
                     ];
-                    let w = crate::implicit::dual::eval(&e, &x);
+                    let w = crate::implicit::expr::eval(&e, &x);
                     let h = 1e-6;
                     let f = |t: f64| {
-                        crate::implicit::dual::eval(&e, &[x[0] + t * p[0], x[1] + t * p[1]])
+                        crate::implicit::expr::eval(&e, &[x[0] + t * p[0], x[1] + t * p[1]])
                     };
                     let dw = (f(h) - f(-h)) / (2.0 * h);
                     assert!(s.v.lo <= w && w <= s.v.hi, "{text}: {w} not in {:?}", s.v);

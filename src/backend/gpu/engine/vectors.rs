@@ -40,7 +40,7 @@ impl Engine {
         self.flush_deferred();
         assert_eq!(data.len() as u64, self.vector_reals);
         let width = self.width(class);
-        let bytes = crate::backend::gpu::setup::state_bytes(data, width);
+        let bytes = crate::backend::gpu::layout::state_bytes(data, width);
         let at = slot * self.vector_reals * width;
         self.ctx
             .queue
