@@ -210,6 +210,13 @@ fn profiled_gpu_rows_time_every_dispatch() {
             has("newton_matvec") && alpha && !has("cg_alpha"),
             "{mine:?}"
         );
+        let num = |k: &str| r[k].parse::<f64>().unwrap();
+        assert!(
+            num("submissions_per_step") >= num("readbacks_per_step"),
+            "{r:?}"
+        );
+        let empty = num("empty_dispatches_per_step");
+        assert!(empty >= 0.0 && empty < dispatches, "{r:?}");
         let per_cg: f64 = r["dispatches_per_cg_iteration"].parse().unwrap();
         match r["backend"].as_str() {
             "gpu" => assert_eq!(per_cg, 3.0, "{r:?}"),

@@ -61,6 +61,22 @@ pub struct DeviceCounters {
     pub memory_bytes: u64,
 }
 
+impl DeviceCounters {
+    /// What was counted since `earlier` (the same backend's counters then); the
+    /// recording median and the memory are the latest.
+    pub fn since(&self, earlier: &DeviceCounters) -> DeviceCounters {
+        DeviceCounters {
+            submissions: self.submissions - earlier.submissions,
+            readbacks: self.readbacks - earlier.readbacks,
+            dispatches: self.dispatches - earlier.dispatches,
+            cg_iterations_recorded: self.cg_iterations_recorded - earlier.cg_iterations_recorded,
+            cg_iterations_done: self.cg_iterations_done - earlier.cg_iterations_done,
+            cg_dispatches: self.cg_dispatches - earlier.cg_dispatches,
+            ..*self
+        }
+    }
+}
+
 /// What building the preconditioner has cost so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct PreconditionerStats {

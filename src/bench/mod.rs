@@ -280,12 +280,15 @@ pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow
         BenchBackend::Gpu | BenchBackend::GpuMas | BenchBackend::GpuMg
     ) {
         row.gpu_memory_mib = Some(counters.memory_bytes as f64 / 1048576.0);
-        row.dispatches_per_step = Some((counters.dispatches - counters0.dispatches) as f64 / steps);
-        row.readbacks_per_step = Some((counters.readbacks - counters0.readbacks) as f64 / steps);
-        let cg = counters.cg_iterations_recorded - counters0.cg_iterations_recorded;
+        let d = counters.since(&counters0);
+        let t = crate::run::device_totals::DeviceTotals::of(&d);
+        row.submissions_per_step = Some(d.submissions as f64 / steps);
+        row.dispatches_per_step = Some(d.dispatches as f64 / steps);
+        row.readbacks_per_step = Some(d.readbacks as f64 / steps);
         row.dispatches_per_cg_iteration =
-            (cg > 0).then(|| (counters.cg_dispatches - counters0.cg_dispatches) as f64 / cg as f64);
-        row.record_us_per_dispatch = Some(counters.record_ns_per_dispatch as f64 * 1e-3);
+            (d.cg_iterations_recorded > 0).then_some(t.device_dispatches_per_cg_iteration);
+        row.empty_dispatches_per_step = Some(t.device_empty_dispatches as f64 / steps);
+        row.record_us_per_dispatch = Some(t.device_record_us_per_dispatch);
         row.kernel_times =
             crate::backend::gpu::profiler::since(sim.backend().kernel_times(), &kernels0);
     }

@@ -51,6 +51,8 @@ pub struct BenchRow {
     /// Bytes one GPU CG iteration moves at least ([`bandwidth::cg_iteration_bytes`]),
     /// for the bandwidth bound; given on every row of an entry.
     pub gpu_cg_bytes_per_iter: u64,
+    /// Queue submissions per timed step (GPU rows).
+    pub submissions_per_step: Option<f64>,
     /// Kernels dispatched per timed step (GPU rows).
     pub dispatches_per_step: Option<f64>,
     /// Blocking reads from the device per timed step (GPU rows).
@@ -58,6 +60,9 @@ pub struct BenchRow {
     /// Dispatches per recorded CG iteration (GPU rows; 3 for block-Jacobi's fused
     /// form).
     pub dispatches_per_cg_iteration: Option<f64>,
+    /// Dispatches per timed step of CG iterations recorded past their solve's end
+    /// (their kernels return at once; GPU rows).
+    pub empty_dispatches_per_step: Option<f64>,
     /// Median host time to record one dispatch (µs; GPU rows).
     pub record_us_per_dispatch: Option<f64>,
     /// What the cost model ([`crate::backend::gpu::cost_model`]) predicts for the row's device, from the
@@ -108,9 +113,11 @@ pub(super) fn note_row(
                 .unwrap_or(crate::precision::GpuPrecision::F32);
             bandwidth::cg_iteration_bytes(m.num_nodes(), m.springs.len(), m.dim, mode)
         }),
+        submissions_per_step: None,
         dispatches_per_step: None,
         readbacks_per_step: None,
         dispatches_per_cg_iteration: None,
+        empty_dispatches_per_step: None,
         record_us_per_dispatch: None,
         model_ms_per_step: None,
         kernel_times: Vec::new(),

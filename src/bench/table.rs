@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 /// Columns of `bench.csv`, in order.
-pub const CSV_COLUMNS: [&str; 26] = [
+pub const CSV_COLUMNS: [&str; 28] = [
     "scene",
     "dimension",
     "nodes",
@@ -27,9 +27,11 @@ pub const CSV_COLUMNS: [&str; 26] = [
     "node_steps_per_s",
     "min_wall_distance",
     "gpu_cg_bytes_per_iter",
+    "submissions_per_step",
     "dispatches_per_step",
     "readbacks_per_step",
     "dispatches_per_cg_iteration",
+    "empty_dispatches_per_step",
     "record_us_per_dispatch",
     "model_ms_per_step",
     "date_utc",
@@ -84,9 +86,11 @@ pub fn csv(rows: &[BenchRow], date_utc: &str) -> String {
             opt(r.node_steps_per_s),
             opt(r.min_wall_distance),
             r.gpu_cg_bytes_per_iter.to_string(),
+            opt(r.submissions_per_step),
             opt(r.dispatches_per_step),
             opt(r.readbacks_per_step),
             opt(r.dispatches_per_cg_iteration),
+            opt(r.empty_dispatches_per_step),
             opt(r.record_us_per_dispatch),
             opt(r.model_ms_per_step),
             date_utc.to_string(),
