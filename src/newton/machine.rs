@@ -85,6 +85,19 @@ impl Machine {
         self.ask
     }
 
+    /// The direction [`Self::energy`] will ask for next if the energy it is given is
+    /// finite (whatever its value), where the machine asks for the energy now: a
+    /// system may then compute both at once.
+    pub fn direction_after_energy(&self) -> Option<CgTolerance> {
+        if self.ask != Ask::Energy {
+            return None;
+        }
+        match self.clone().energy(0.0) {
+            Ask::Direction(t) => Some(t),
+            _ => None,
+        }
+    }
+
     /// The statistics so far.
     pub fn stats(&self) -> &NewtonStats {
         &self.stats

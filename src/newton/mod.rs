@@ -64,6 +64,15 @@ pub trait NewtonSystem {
     fn energy_change(&mut self, alpha: f64) -> f64;
     /// Accepts the step: `x ← x + α p`.
     fn advance(&mut self, alpha: f64);
+    /// [`Self::energy`], then, where it is finite, [`Self::compute_direction`] to
+    /// `tolerance`: what the driver asks next of a finite energy, so a backend may
+    /// answer both at once (the GPU in one submission and one read; it may compute
+    /// the direction anyway, which the driver then ignores).
+    fn energy_and_direction(&mut self, tolerance: CgTolerance) -> (f64, Option<Direction>) {
+        let e = self.energy();
+        let dir = e.is_finite().then(|| self.compute_direction(tolerance));
+        (e, dir)
+    }
     /// Why the system cannot go on (a resource it cannot get, such as room for the
     /// contact pairs on the device), once; the solve then ends with that error.
     fn failure(&mut self) -> Option<String> {
@@ -95,7 +104,16 @@ pub fn solve<S: NewtonSystem + ?Sized>(
     let mut m = Machine::new(params);
     loop {
         match m.ask() {
-            Ask::Energy => m.energy(sys.energy()),
+            Ask::Energy => match m.direction_after_energy() {
+                Some(tolerance) => {
+                    let (e, dir) = sys.energy_and_direction(tolerance);
+                    match (m.energy(e), dir) {
+                        (Ask::Direction(_), Some(dir)) => m.direction(dir, sys.failure()),
+                        (ask, _) => ask,
+                    }
+                }
+                None => m.energy(sys.energy()),
+            },
             Ask::Direction(tolerance) => {
                 let dir = sys.compute_direction(tolerance);
                 m.direction(dir, sys.failure())

@@ -18,11 +18,14 @@ mod vectors;
 
 pub use record_times::RecordTimes;
 
-/// Bytes of the small staging buffer: two result slots and the CG state (in f64:
-/// 2 × 64 + 80).
-pub const STAGING_BYTES: u64 = 256;
+/// Bytes of the small staging buffer: two result slots, the CG state and the pair
+/// counts (in f64: 2 × 64 + 88 + 12), then the staged energy at [`STAGE_ENERGY`].
+pub const STAGING_BYTES: u64 = 512;
 /// Offset in staging of result slot 0.
 const STAGE_RESULTS: u64 = 0;
+/// Offset in staging of the energy a direction's submission also read
+/// ([`Engine::stage_energy`]).
+const STAGE_ENERGY: u64 = 256;
 
 /// The device, its pipelines and buffers, and the command stream.
 pub struct Engine {
@@ -64,6 +67,10 @@ pub struct Engine {
     /// Why the run cannot go on (room for the contact pairs the device cannot
     /// give), for [`crate::newton::NewtonSystem::failure`].
     pub failure: Option<String>,
+    /// Whether staging will hold an energy the next direction check reads too.
+    energy_staged: bool,
+    /// The energy that check read ([`Self::stage_energy`]), until taken.
+    pub staged_energy: Option<Lanes>,
     /// Per-kernel timestamps (`GpuOptions::profile_kernels`), else None.
     pub profiler: Option<Profiler>,
 }
@@ -140,6 +147,8 @@ impl Engine {
             cg_tol_sq: None,
             error_per_residual: 0.0,
             failure: None,
+            energy_staged: false,
+            staged_energy: None,
             profiler,
             deferred: None,
             traffic: DeviceCounters::default(),
@@ -320,6 +329,18 @@ impl Engine {
         )
     }
 
+    /// Records `kernels` (E at x, reduced into result slot 0) and its copy to staging
+    /// for later: the next direction check's submission runs them first and its read
+    /// takes the energy too ([`Self::staged_energy`]); one read for both.
+    pub fn stage_energy(&mut self, kernels: &[Kernel]) {
+        let mut enc = self.encoder();
+        self.record(&mut enc, kernels);
+        let lanes = self.lanes_bytes();
+        enc.copy_buffer_to_buffer(&self.buffers.results, 0, &self.staging, STAGE_ENERGY, lanes);
+        self.deferred = Some(enc);
+        self.energy_staged = true;
+    }
+
     /// Submits `enc` after copying both result slots and the CG state to staging, then
     /// reads them back: (result slot 0, result slot 1, CG state).
     pub fn finish_direction(&mut self, mut enc: wgpu::CommandEncoder) -> (Lanes, Lanes, CgState) {
@@ -348,7 +369,12 @@ impl Engine {
             cg + cg_bytes
         };
         self.submit(enc);
+        let staged = std::mem::take(&mut self.energy_staged);
+        let end = if staged { STAGE_ENERGY + lanes } else { end };
         let bytes = self.read_staging(Staging::Small, end);
+        if staged {
+            self.staged_energy = Some(self.layouts.decode_lanes(&bytes, STAGE_ENERGY as usize));
+        }
         if self.contact.is_some() {
             let word =
                 |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));

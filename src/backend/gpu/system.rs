@@ -22,6 +22,23 @@ impl NewtonSystem for GpuBackend {
         self.current_energy
     }
 
+    fn energy_and_direction(&mut self, tolerance: CgTolerance) -> (f64, Option<Direction>) {
+        if self.pending_energy.is_some() {
+            let e = self.energy();
+            return (e, Some(self.compute_direction(tolerance)));
+        }
+        // E at the step's start in the first direction's submission: one read for both
+        self.engine.stage_energy(&self.solve.energy_total);
+        let dir = self.compute_direction(tolerance);
+        let lanes = self
+            .engine
+            .staged_energy
+            .take()
+            .expect("read with the direction");
+        self.current_energy = EnergyTotals::from(lanes).potential();
+        (self.current_energy, Some(dir))
+    }
+
     fn compute_direction(&mut self, tolerance: CgTolerance) -> Direction {
         let mut enc = self.engine.encoder();
         // The Newton system, its preconditioner and the start of CG.
