@@ -312,21 +312,25 @@ impl Engine {
         self.layouts.decode_lanes(&bytes, 0)
     }
 
-    /// Records `first` and `second` (each ending in a reduction into slot 0) in one
-    /// submission and reads both results in one read.
-    pub fn reduce_two(&mut self, first: &[Kernel], second: &[Kernel]) -> (Lanes, Lanes) {
+    /// Records each list of `lists` (each ending in a reduction into slot 0) in one
+    /// submission and reads every result in one read (at most four: they share the
+    /// staging buffer's first 256 bytes in f64).
+    pub fn reduce_all(&mut self, lists: &[&[Kernel]]) -> Vec<Lanes> {
         let s = self.lanes_bytes();
+        assert!(
+            lists.len() as u64 * s <= STAGE_ENERGY,
+            "staging holds four results"
+        );
         let mut enc = self.encoder();
-        self.record(&mut enc, first);
-        enc.copy_buffer_to_buffer(&self.buffers.results, 0, &self.staging, 0, s);
-        self.record(&mut enc, second);
-        enc.copy_buffer_to_buffer(&self.buffers.results, 0, &self.staging, s, s);
+        for (k, list) in lists.iter().enumerate() {
+            self.record(&mut enc, list);
+            enc.copy_buffer_to_buffer(&self.buffers.results, 0, &self.staging, k as u64 * s, s);
+        }
         self.submit(enc);
-        let bytes = self.read_staging(Staging::Small, 2 * s);
-        (
-            self.layouts.decode_lanes(&bytes, 0),
-            self.layouts.decode_lanes(&bytes, s as usize),
-        )
+        let bytes = self.read_staging(Staging::Small, lists.len() as u64 * s);
+        (0..lists.len())
+            .map(|k| self.layouts.decode_lanes(&bytes, k * s as usize))
+            .collect()
     }
 
     /// Records `kernels` (E at x, reduced into result slot 0) and its copy to staging

@@ -279,17 +279,23 @@ impl Backend for GpuBackend {
     }
 
     fn diagnostics(&mut self) -> Diagnostics {
-        // E and, with friction, the friction statistics in one submission and one read.
-        let energy = &self.solve.energy_total;
-        let (totals, friction) = if self.has_friction() {
-            let (e, f) = self.engine.reduce_two(energy, &FRICTION_STATS);
-            (EnergyTotals::from(e), FrictionTotals::from(f))
-        } else {
-            let e = EnergyTotals::from(self.engine.reduce(energy));
-            (e, FrictionTotals::default())
+        // E and, with friction, the friction statistics, and with contact pairs
+        // theirs, in one submission and one read.
+        let mut lists: Vec<&[Kernel]> = vec![&self.solve.energy_total];
+        if self.has_friction() {
+            lists.push(&FRICTION_STATS);
+        }
+        if self.engine.contact.is_some() {
+            lists.push(&PAIR_STATS);
+        }
+        let read = self.engine.reduce_all(&lists);
+        let totals = EnergyTotals::from(read[0]);
+        let friction = match self.has_friction() {
+            true => FrictionTotals::from(read[1]),
+            false => FrictionTotals::default(),
         };
         let pairs = match self.engine.contact {
-            Some(_) => PairTotals::from(self.engine.reduce(&PAIR_STATS)),
+            Some(_) => PairTotals::from(read[read.len() - 1]),
             None => PairTotals::default(),
         };
         Diagnostics {
