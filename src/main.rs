@@ -86,7 +86,7 @@ fn main() -> ExitCode {
         Err(e) => return argument_error(e),
     };
     match cli.command {
-        Command::Run(args) => springsim::cli::run::main(args),
+        Command::Run(args) => springsim::cli::run_command(args),
         Command::Scenes => springsim::cli::scenes(),
         Command::Compare(args) => springsim::cli::compare::main(args),
         Command::Devices(args) => springsim::cli::devices::main(args),

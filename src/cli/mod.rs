@@ -12,6 +12,16 @@ use crate::scene;
 use std::path::Path;
 use std::process::ExitCode;
 
+/// `springsim run`: one scene ([`run::main`]), or with `--batch-file` the variants it
+/// lists as one batch on the device ([`batch::main`], what `sweep --backend gpu`
+/// starts per batch).
+pub fn run_command(args: run::RunArgs) -> ExitCode {
+    match args.batch_file.clone() {
+        Some(file) => batch::main(&args, &file),
+        None => run::main(args),
+    }
+}
+
 /// `--out PATH` must be a folder or creatable as one: the error when `path` (or the
 /// first part of it that exists) is a file.
 pub fn out_dir_error(path: &Path) -> Option<String> {

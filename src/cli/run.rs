@@ -168,12 +168,10 @@ pub fn max_threads() -> usize {
     (4 * cores).min(1024)
 }
 
-/// Runs `springsim run`. Exit status 2 for a bad argument (nothing run), 1 for a
-/// failed run, 3 for a stalled one (0 with `--allow-stalled`), 130 when interrupted.
+/// Runs `springsim run` on one scene (`--batch-file` is [`super::run_command`]'s).
+/// Exit status 2 for a bad argument (nothing run), 1 for a failed run, 3 for a
+/// stalled one (0 with `--allow-stalled`), 130 when interrupted.
 pub fn main(args: RunArgs) -> ExitCode {
-    if let Some(file) = &args.batch_file {
-        return super::batch::main(&args, file);
-    }
     match prepare(&args) {
         Ok(p) => {
             crate::interrupt::install();

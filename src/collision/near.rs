@@ -12,7 +12,7 @@
 //! selection), then, for the pairs that test keeps, the distance itself.
 
 use super::ccd::{displacement_bound, PairKind};
-use super::pairs::stacked_distance_sq;
+use super::distance;
 
 /// The gap (m) between the boxes of a pair's two sides (the first
 /// [`PairKind::first_side_nodes`] stacked nodes, and the rest): a lower bound on their
@@ -72,6 +72,17 @@ pub fn lower_bound(kind: PairKind, dim: usize, s: &[f64], q: Option<&[f64]>, rea
         f64::NEG_INFINITY
     } else {
         bound.max(by_boxes)
+    }
+}
+
+/// Squared distance (m²) of a pair from its stacked coordinates.
+#[inline]
+pub fn stacked_distance_sq(kind: PairKind, dim: usize, s: &[f64]) -> f64 {
+    let n = |l: usize| &s[l * dim..(l + 1) * dim];
+    match kind {
+        PairKind::PointEdge => distance::point_edge_distance_sq(n(0), n(1), n(2)),
+        PairKind::PointTriangle => distance::point_triangle_distance_sq(n(0), n(1), n(2), n(3)),
+        PairKind::EdgeEdge => distance::edge_edge_distance_sq(n(0), n(1), n(2), n(3)),
     }
 }
 

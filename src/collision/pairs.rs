@@ -10,8 +10,8 @@
 
 use super::broad_phase::{overlapping_pairs, self_overlapping_pairs, Aabb};
 use super::ccd::PairKind;
-use super::distance;
 use super::mesh::CollisionMesh;
+pub use super::near::stacked_distance_sq;
 
 /// One candidate pair of primitives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -58,17 +58,6 @@ pub fn stacked(mesh: &CollisionMesh, x: &[f64], pair: Pair) -> ([u32; 4], usize,
     let mut s = [0.0; 12];
     gather(x, mesh.dim, &nodes, k, &mut s);
     (nodes, k, s)
-}
-
-/// Squared distance (m²) of a pair from its stacked coordinates.
-#[inline]
-pub fn stacked_distance_sq(kind: PairKind, dim: usize, s: &[f64]) -> f64 {
-    let n = |l: usize| &s[l * dim..(l + 1) * dim];
-    match kind {
-        PairKind::PointEdge => distance::point_edge_distance_sq(n(0), n(1), n(2)),
-        PairKind::PointTriangle => distance::point_triangle_distance_sq(n(0), n(1), n(2), n(3)),
-        PairKind::EdgeEdge => distance::edge_edge_distance_sq(n(0), n(1), n(2), n(3)),
-    }
 }
 
 /// Squared distance (m²) of `pair` at positions `x`.

@@ -1,7 +1,7 @@
 //! A GPU sweep's batch: one `springsim run --batch-file` child runs a chunk of the
 //! variants as batched ensembles ([`crate::ensemble`]), each into its own folder.
 
-use super::exec::{last_error, wait_child};
+use super::child::{last_error, wait_child};
 use super::spec::Variant;
 use super::table::{Plan, Record};
 use std::path::Path;

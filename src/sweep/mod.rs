@@ -9,6 +9,7 @@
 //! and [`prepare`] checks a sweep's arguments before anything runs.
 
 mod batch;
+mod child;
 mod exec;
 pub mod metrics;
 pub mod plots;
