@@ -204,8 +204,8 @@ fn profiled_gpu_rows_time_every_dispatch() {
             assert!(us > 0.0 && us < 5e6, "{k:?}");
         }
         let has = |name: &str| mine.iter().any(|k| k["kernel"] == name);
-        // the fused CG iteration's α kernel (block-Jacobi, or MAS's residual form)
-        let alpha = has("cg_alpha_update") || has("cg_alpha_update_residual");
+        // the fused CG iteration's α kernel (with block-Jacobi and MAS alike)
+        let alpha = has("cg_alpha_update");
         assert!(
             has("newton_matvec") && alpha && !has("cg_alpha"),
             "{mine:?}"

@@ -132,8 +132,7 @@ fn cg_direction(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
     store_d(i, load_z(i) + cg.beta * load_d(i));
 }
 
-// The fused iteration's first half, as every workgroup of cg_alpha_update and
-// cg_alpha_update_residual takes it: dᵀq folded from the mat-vec's partials and
+// The fused iteration's first half, as every workgroup of cg_alpha_update takes it: dᵀq folded from the mat-vec's partials and
 // α = rᵀz / dᵀq (0 without positive curvature). Every thread must call it.
 fn fused_alpha(lid: u32) -> vec2<real> {
     let dq = reduce_partials(lid, P.node_partials).sums.x;
@@ -159,7 +158,9 @@ fn records_scalars(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> bool {
     return group_index(wid, nwg) == 0u && lid == 0u;
 }
 
-// Fused: α, then p += α d, r −= α q, z = M⁻¹ r; partial sums of r·z and r·r.
+// Fused: α, then p += α d, r −= α q and, with block-Jacobi, z = M⁻¹ r with the
+// partial sums of r·z and r·r; a multilevel preconditioner (P.mas.x levels, 0
+// without one) follows in its own kernels, and mas_finish writes those.
 @compute @workgroup_size(256)
 fn cg_alpha_update(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let first = records_scalars(wid, nwg, lid);
@@ -169,31 +170,15 @@ fn cg_alpha_update(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
     }
     let da = fused_alpha(lid);
     let i = thread_index(wid, nwg, lid);
+    let jacobi = P.mas.x == 0u;
     var mine = lanes_zero();
     if (da.x > 0.0 && i < P.n_nodes) {
         store_p(i, load_p(i) + da.y * load_d(i));
         let ri = load_r(i) - da.y * load_q(i);
         store_r(i, ri);
-        mine = residual_lanes(ri, precondition_node(i, ri));
+        if (jacobi) { mine = residual_lanes(ri, precondition_node(i, ri)); }
     }
-    store_partials_at(residual_partials(), wid, nwg, lid, mine);
-    if (first) { record_fused_alpha(da); }
-}
-
-// Fused, with a multilevel preconditioner after it: α, then p += α d, r −= α q.
-@compute @workgroup_size(256)
-fn cg_alpha_update_residual(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let first = records_scalars(wid, nwg, lid);
-    if (cg_finished(lid)) {
-        if (first) { cg.live = 0u; }
-        return;
-    }
-    let da = fused_alpha(lid);
-    let i = thread_index(wid, nwg, lid);
-    if (da.x > 0.0 && i < P.n_nodes) {
-        store_p(i, load_p(i) + da.y * load_d(i));
-        store_r(i, load_r(i) - da.y * load_q(i));
-    }
+    if (jacobi) { store_partials_at(residual_partials(), wid, nwg, lid, mine); }
     if (first) { record_fused_alpha(da); }
 }
 

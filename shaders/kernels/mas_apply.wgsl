@@ -1,5 +1,5 @@
 // The multilevel preconditioner's application, per CG iteration: cg_update_residual
-// (or the fused cg_alpha_update_residual in kernels/cg.wgsl),
+// (or the fused cg_alpha_update in kernels/cg.wgsl),
 // mas_restrict for levels 1 … L − 1, mas_solve (every domain of every level:
 // y = A⁻¹ v), mas_prolong for levels L − 1 … 2 (adds each parent's correction to its
 // children, mas_level_down between), then mas_finish writes z and the partial sums

@@ -37,10 +37,9 @@ pub enum Kernel {
     CgBeta,
     /// CG search direction d = z + β d.
     CgDirection,
-    /// Fused CG: α from the mat-vec's partials, then the update of p, r and z.
+    /// Fused CG: α from the mat-vec's partials, then the update of p and r, and
+    /// with block-Jacobi of z (a multilevel preconditioner follows otherwise).
     CgAlphaUpdate,
-    /// Fused CG: α, then the update of p and r only (MAS preconditions afterwards).
-    CgAlphaUpdateResidual,
     /// Fused CG: β and the stopping test from the update's partials, then d = z + β d.
     CgBetaDirection,
     /// The Newton stopping measure, the CCD bound and the resolution counts of p.
@@ -157,7 +156,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel, grouped by file.
-    pub const ALL: [Kernel; 73] = [
+    pub const ALL: [Kernel; 72] = [
         Kernel::StepBegin,
         Kernel::StepEnd,
         Kernel::Advance,
@@ -174,7 +173,6 @@ impl Kernel {
         Kernel::CgBeta,
         Kernel::CgDirection,
         Kernel::CgAlphaUpdate,
-        Kernel::CgAlphaUpdateResidual,
         Kernel::CgBetaDirection,
         Kernel::DirectionStats,
         Kernel::EnergyTotal,
@@ -257,7 +255,6 @@ impl Kernel {
             Kernel::CgBeta => "cg_beta",
             Kernel::CgDirection => "cg_direction",
             Kernel::CgAlphaUpdate => "cg_alpha_update",
-            Kernel::CgAlphaUpdateResidual => "cg_alpha_update_residual",
             Kernel::CgBetaDirection => "cg_beta_direction",
             Kernel::DirectionStats => "direction_stats",
             Kernel::EnergyTotal => "energy_total",
@@ -333,7 +330,6 @@ impl Kernel {
             | Kernel::CgBeta
             | Kernel::CgDirection
             | Kernel::CgAlphaUpdate
-            | Kernel::CgAlphaUpdateResidual
             | Kernel::CgBetaDirection => "kernels/cg.wgsl",
             Kernel::DirectionStats => "kernels/direction_stats.wgsl",
             Kernel::EnergyTotal | Kernel::EnergyChange => "kernels/energy.wgsl",

@@ -231,7 +231,7 @@ impl MasPlan {
     pub fn cg_iteration(&self, fused: bool) -> Vec<Kernel> {
         let mut k = vec![Kernel::NewtonMatvec];
         match fused {
-            true => k.push(Kernel::CgAlphaUpdateResidual),
+            true => k.push(Kernel::CgAlphaUpdate),
             false => k.extend([Kernel::CgAlpha, Kernel::CgUpdateResidual]),
         }
         k.extend(self.apply());
