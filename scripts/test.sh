@@ -18,6 +18,11 @@ if ! have_vulkan_icd && command -v apt-get >/dev/null; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq mesa-vulkan-drivers libvulkan1 >/dev/null
 fi
 
+# Adapter measurements cached in the user's folder (`springsim devices --calibrate`)
+# would change what `auto` chooses on this machine: the tests keep their own, empty
+# cache (the calibration tests make theirs).
+export SPRINGSIM_CACHE_DIR="$(mktemp -d)"
+
 # Vulkan loaders print a warning per instance without a valid runtime dir.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 chmod 700 "$XDG_RUNTIME_DIR" 2>/dev/null || true
