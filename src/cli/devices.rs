@@ -32,10 +32,9 @@ pub fn main(args: DevicesArgs) -> ExitCode {
         };
         let software = adapter.get_info().device_type == wgpu::DeviceType::Cpu;
         let measured = if args.calibrate {
-            let f64 = adapter.features().contains(wgpu::Features::SHADER_F64);
-            match crate::backend::gpu::calibrate::measure(&adapter, &desc, software, f64) {
-                Ok(m) => {
-                    match profiles::store(&m) {
+            match profiles::measure_and_store(&adapter, &desc) {
+                Ok((m, at)) => {
+                    match at {
                         Ok(p) => println!(
                             "  measured in {:.2} s, cached in {}",
                             m.seconds,
@@ -78,12 +77,9 @@ fn print_measured(m: &Measured, adapter: &wgpu::Adapter) {
         m.bandwidth_gb_s, m.dispatch_us, m.host_us_per_dispatch, m.readback_us
     );
     let has_f64 = adapter.features().contains(wgpu::Features::SHADER_F64);
-    let f64 = match m.f64_gflop_s {
-        Some(r) => format!(
-            "f64 {r:.1} GFLOP/s ({:.3} of f32)",
-            m.f64_rate().unwrap_or(0.0)
-        ),
-        None => "no f64".into(),
+    let f64 = match (m.f64_gflop_s, m.f64_rate()) {
+        (Some(r), Some(rate)) => format!("f64 {r:.1} GFLOP/s ({rate:.3} of f32)"),
+        _ => "no f64".into(),
     };
     let auto = GpuPrecision::auto_for(has_f64, m.f64_rate());
     println!(

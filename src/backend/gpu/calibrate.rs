@@ -66,15 +66,11 @@ struct Bench {
     arithmetic: Vec<(GpuPrecision, wgpu::ComputePipeline)>,
 }
 
-/// Measures `adapter` (described as `name`; `software` for lavapipe), with f64 where
-/// `f64` says it has f64 shaders.
-pub fn measure(
-    adapter: &wgpu::Adapter,
-    name: &str,
-    software: bool,
-    f64: bool,
-) -> Result<Measured, String> {
+/// Measures `adapter` (described as `name`), in f64 too where it has f64 shaders.
+pub fn measure(adapter: &wgpu::Adapter, name: &str) -> Result<Measured, String> {
     let started = Instant::now();
+    let software = adapter.get_info().device_type == wgpu::DeviceType::Cpu;
+    let f64 = adapter.features().contains(wgpu::Features::SHADER_F64);
     let b = Bench::open(adapter, f64)?;
     let vec4s = (STREAM_BYTES / 16) as u32;
     let stream_s = b.timed(&b.stream, vec4s.div_ceil(256))?;

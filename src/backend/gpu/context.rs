@@ -26,9 +26,6 @@ pub struct GpuContext {
     pub has_f64: bool,
     /// Whether the device was opened with timestamp queries for the kernel profiler.
     pub profile: bool,
-    /// The adapter's measurement for the cost model, where it has one
-    /// ([`super::profiles::measured`]: cached, or measured at this first run).
-    pub measured: Option<&'static super::profiles::Known>,
 }
 
 /// What a scene needs from the device, in bytes.
@@ -85,9 +82,12 @@ pub fn preferred_adapter() -> Result<wgpu::AdapterInfo, String> {
 /// The adapter [`GpuContext::new`] would open and its own limits, without opening
 /// a device.
 pub fn preferred_adapter_limits() -> Result<(wgpu::AdapterInfo, wgpu::Limits), String> {
-    let inst = instance();
-    pollster::block_on(inst.request_adapter(&adapter_options()))
-        .map(|a| (a.get_info(), a.limits()))
+    preferred().map(|a| (a.get_info(), a.limits()))
+}
+
+/// The adapter [`GpuContext::new`] opens: high performance, on a primary backend.
+fn preferred() -> Result<wgpu::Adapter, String> {
+    pollster::block_on(instance().request_adapter(&adapter_options()))
         .map_err(|e| format!("no GPU adapter found on Vulkan/Metal/DX12 ({e})"))
 }
 
@@ -102,16 +102,9 @@ pub fn preferred_profile() -> Result<
     ),
     String,
 > {
-    let inst = instance();
-    let adapter = pollster::block_on(inst.request_adapter(&adapter_options()))
-        .map_err(|e| format!("no GPU adapter found on Vulkan/Metal/DX12 ({e})"))?;
+    let adapter = preferred()?;
     let info = adapter.get_info();
-    let software = info.device_type == wgpu::DeviceType::Cpu;
-    let desc = describe(&info);
-    let profile = match super::profiles::measured(&adapter, &desc, software) {
-        Some(k) => k.profile,
-        None => *super::cost_model::fixture_for(&info.name, software),
-    };
+    let profile = super::profiles::profile_of_adapter(&adapter, &describe(&info));
     Ok((info, adapter.limits(), profile))
 }
 
@@ -145,16 +138,13 @@ impl GpuContext {
         opts: super::GpuOptions,
     ) -> Result<Self, String> {
         let hide_f64 = opts.hide_f64;
-        let inst = instance();
-        let adapter = pollster::block_on(inst.request_adapter(&adapter_options()))
-            .map_err(|e| format!("no GPU adapter found on Vulkan/Metal/DX12 ({e})"))?;
+        let adapter = preferred()?;
         let info = adapter.get_info();
+        let desc = describe(&info);
         let hidden = hide_f64 || std::env::var(HIDE_F64_ENV).is_ok_and(|v| v == "1");
         let has_f64 = !hidden && adapter.features().contains(wgpu::Features::SHADER_F64);
-        let software = info.device_type == wgpu::DeviceType::Cpu;
-        let measured = super::profiles::measured(&adapter, &describe(&info), software);
-        let f64_rate = measured.map(|k| k.profile.f64_rate);
-        let precision = choice.resolve(has_f64, f64_rate, &describe(&info))?;
+        let f64_rate = super::profiles::measured(&adapter, &desc).map(|k| k.profile.f64_rate);
+        let precision = choice.resolve(has_f64, f64_rate, &desc)?;
         let needs = needs(precision)?;
         let defaults = wgpu::Limits::default();
         let fits = |l: &wgpu::Limits| {
@@ -172,7 +162,7 @@ impl GpuContext {
                     needs.largest_buffer,
                     mib(needs.largest_buffer),
                     needs.largest_buffer_name,
-                    describe(&info),
+                    desc,
                     al.max_storage_buffer_binding_size,
                     mib(al.max_storage_buffer_binding_size),
                     mib(al.max_buffer_size)
@@ -191,7 +181,7 @@ impl GpuContext {
                 return Err(format!(
                     "contact between bodies on the GPU needs {} storage buffers per shader stage, but adapter {} allows {most}; use --backend cpu",
                     needs.storage_buffers,
-                    describe(&info)
+                    desc
                 ));
             }
             limits.max_storage_buffers_per_shader_stage = needs.storage_buffers;
@@ -204,7 +194,7 @@ impl GpuContext {
             if !adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
                 return Err(format!(
                     "--profile-kernels needs timestamp queries, which adapter {} does not offer",
-                    describe(&info)
+                    desc
                 ));
             }
             features |= wgpu::Features::TIMESTAMP_QUERY;
@@ -217,7 +207,7 @@ impl GpuContext {
             memory_hints: wgpu::MemoryHints::Performance,
             trace: wgpu::Trace::Off,
         }))
-        .map_err(|e| format!("cannot open a device on {}: {e}", describe(&info)))?;
+        .map_err(|e| format!("cannot open a device on {}: {e}", desc))?;
         Ok(Self {
             adapter,
             device,
@@ -227,7 +217,6 @@ impl GpuContext {
             precision,
             has_f64,
             profile: opts.profile_kernels,
-            measured,
         })
     }
 

@@ -151,24 +151,35 @@ fn remember(m: Measured) -> &'static Known {
     known
 }
 
+/// Measures `adapter` (described as `desc`) now, whatever is cached, and caches the
+/// figures: the measurement, and where it was cached or why it was not.
+pub fn measure_and_store(
+    adapter: &wgpu::Adapter,
+    desc: &str,
+) -> Result<(Measured, Result<PathBuf, String>), String> {
+    let m = calibrate::measure(adapter, desc)?;
+    let at = store(&m);
+    Ok((m, at))
+}
+
 /// The measurement of `adapter` (described as `desc`): remembered in this process,
 /// else cached, else measured now where [`Policy::from_env`] allows (then cached,
 /// with one line on stderr). `None` where there is none; a failed measurement says
 /// why on stderr and leaves the fixtures in use.
-pub fn measured(adapter: &wgpu::Adapter, desc: &str, software: bool) -> Option<&'static Known> {
+pub fn measured(adapter: &wgpu::Adapter, desc: &str) -> Option<&'static Known> {
     if let Some(m) = registry().lock().ok()?.get(desc).copied() {
         return Some(m);
     }
     if let Some(m) = load(desc) {
         return Some(remember(m));
     }
+    let software = adapter.get_info().device_type == wgpu::DeviceType::Cpu;
     if !Policy::from_env().measures(software) {
         return None;
     }
-    let f64 = adapter.features().contains(wgpu::Features::SHADER_F64);
-    match calibrate::measure(adapter, desc, software, f64) {
-        Ok(m) => {
-            let at = match store(&m) {
+    match measure_and_store(adapter, desc) {
+        Ok((m, at)) => {
+            let at = match at {
                 Ok(p) => format!("cached in {}", p.display()),
                 Err(e) => format!("not cached: {e}"),
             };
@@ -185,21 +196,13 @@ pub fn measured(adapter: &wgpu::Adapter, desc: &str, software: bool) -> Option<&
     }
 }
 
-/// The fixture a measurement starts from, and what `profile_for` falls back to.
-fn fixture(software: bool) -> &'static DeviceProfile {
-    if software {
-        &cost_model::LAVAPIPE
-    } else {
-        &cost_model::H200
-    }
-}
-
 /// The cost model's profile of a measured adapter: its own bandwidth, dispatch,
 /// recording and readback costs and f64 rate; the reductions' per-partial cost and
 /// the multilevel preconditioner's figures, which the calibration does not measure,
-/// from the fixture (lavapipe's or the H200's); `name` names it in tables.
+/// from the fixture the adapter would have without a measurement
+/// ([`cost_model::fixture_for`]); `name` names it in tables.
 pub fn profile_of(m: &Measured, name: &'static str) -> DeviceProfile {
-    let base = fixture(m.software);
+    let base = cost_model::fixture_for(&m.adapter, m.software);
     DeviceProfile {
         name,
         host_us_per_dispatch: m.host_us_per_dispatch,
@@ -208,6 +211,18 @@ pub fn profile_of(m: &Measured, name: &'static str) -> DeviceProfile {
         bandwidth_gb_s: m.bandwidth_gb_s,
         f64_rate: m.f64_rate().unwrap_or(0.0),
         ..*base
+    }
+}
+
+/// The cost model's profile of `adapter` (described as `desc`): its measurement
+/// ([`measured`], which measures it now where the policy says so), else its fixture.
+pub fn profile_of_adapter(adapter: &wgpu::Adapter, desc: &str) -> DeviceProfile {
+    match measured(adapter, desc) {
+        Some(k) => k.profile,
+        None => {
+            let info = adapter.get_info();
+            *cost_model::fixture_for(&info.name, info.device_type == wgpu::DeviceType::Cpu)
+        }
     }
 }
 
