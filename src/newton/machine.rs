@@ -31,8 +31,6 @@ pub enum Ask {
 pub struct Machine {
     params: SolverParams,
     stats: NewtonStats,
-    /// E at the start of the step (J).
-    e0: f64,
     /// The last direction.
     dir: Direction,
     /// Whether the last direction meets the stopping rule.
@@ -60,7 +58,6 @@ impl Machine {
                 ccd_alpha_min: 1.0,
                 ..Default::default()
             },
-            e0: 0.0,
             dir: Direction {
                 norm: 0.0,
                 cg_iterations: 0,
@@ -152,7 +149,6 @@ impl Machine {
         let floor = self.params.cg_tolerance;
         let inexact = self.params.forcing.as_run() == Forcing::EisenstatWalker;
         if first {
-            self.e0 = e;
             self.stats.solve_starts.push(0);
             let start = match inexact {
                 true => self.params.forcing_start.max(floor),
@@ -212,7 +208,9 @@ impl Machine {
         }
         if self.stats.iterations >= p.max_newton_iterations {
             self.stats.capped = true;
-            if self.stats.energies.last().is_some_and(|&e| e >= self.e0) {
+            // no decrease: E ended no lower than the step's first energy
+            let e = &self.stats.energies;
+            if e.last().zip(e.first()).is_some_and(|(last, e0)| last >= e0) {
                 self.stats.stall = Some(Stall::NoDecrease);
             }
             return self.done();

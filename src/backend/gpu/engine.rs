@@ -297,19 +297,7 @@ impl Engine {
     /// Records `kernels` (which end in a reduction into result slot 0), submits, and
     /// reads slot 0 back.
     pub fn reduce(&mut self, kernels: &[Kernel]) -> Lanes {
-        let lanes = self.lanes_bytes();
-        let mut enc = self.encoder();
-        self.record(&mut enc, kernels);
-        enc.copy_buffer_to_buffer(
-            &self.buffers.results,
-            0,
-            &self.staging,
-            STAGE_RESULTS,
-            lanes,
-        );
-        self.submit(enc);
-        let bytes = self.read_staging(Staging::Small, lanes);
-        self.layouts.decode_lanes(&bytes, 0)
+        self.reduce_all(&[kernels])[0]
     }
 
     /// Records each list of `lists` (each ending in a reduction into slot 0) in one
@@ -324,12 +312,16 @@ impl Engine {
         let mut enc = self.encoder();
         for (k, list) in lists.iter().enumerate() {
             self.record(&mut enc, list);
-            enc.copy_buffer_to_buffer(&self.buffers.results, 0, &self.staging, k as u64 * s, s);
+            let at = STAGE_RESULTS + k as u64 * s;
+            enc.copy_buffer_to_buffer(&self.buffers.results, 0, &self.staging, at, s);
         }
         self.submit(enc);
-        let bytes = self.read_staging(Staging::Small, lists.len() as u64 * s);
+        let bytes = self.read_staging(Staging::Small, STAGE_RESULTS + lists.len() as u64 * s);
         (0..lists.len())
-            .map(|k| self.layouts.decode_lanes(&bytes, k * s as usize))
+            .map(|k| {
+                self.layouts
+                    .decode_lanes(&bytes, (STAGE_RESULTS + k as u64 * s) as usize)
+            })
             .collect()
     }
 
