@@ -32,13 +32,20 @@ chmod 700 "$XDG_RUNTIME_DIR" 2>/dev/null || true
 # distances, gradients, barrier and CCD with ipc-toolkit's Python bindings (ipctk):
 # all from PyPI, in a venv under target/.
 PYENV="$PWD/target/pyenv"
-if ! "$PYENV/bin/python" -c 'import numpy, meshio, ipctk' 2>/dev/null; then
-    echo "scripts/test.sh: installing numpy, meshio and ipctk into $PYENV" >&2
+if ! "$PYENV/bin/python" -c 'import numpy, meshio, ipctk, pytest, matplotlib' 2>/dev/null; then
+    echo "scripts/test.sh: installing numpy, meshio, ipctk, pytest and matplotlib into $PYENV" >&2
     python3 -m venv "$PYENV"
-    "$PYENV/bin/python" -m pip install -q --disable-pip-version-check numpy meshio ipctk==1.6.1
+    "$PYENV/bin/python" -m pip install -q --disable-pip-version-check numpy meshio ipctk==1.6.1 pytest matplotlib
 fi
 export SPRINGSIM_PYTHON="$PYENV/bin/python"
 
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
+cargo clippy -p springsim-py --locked -- -D warnings
 cargo test --locked --all-targets
+
+# The Python package (docs/PYTHON.md): `pip install .` from this checkout (maturin
+# builds crates/springsim-py), then its tests and examples against the binary that
+# `cargo test` built.
+"$PYENV/bin/python" -m pip install -q --disable-pip-version-check .
+SPRINGSIM_BIN="$PWD/target/debug/springsim" "$PYENV/bin/python" -m pytest -q tests/python

@@ -11,6 +11,7 @@ pub mod barrier;
 pub mod device_totals;
 pub mod nonsmooth;
 pub mod plots;
+pub mod stepper;
 pub mod summary;
 
 use crate::backend::Backend;

@@ -272,6 +272,59 @@ impl Summary {
         }
     }
 
+    /// Settles a run that ends now: the timing from `stepping` (s), the final state
+    /// from `end`, the status (`failed` with `failure` when there is one; else
+    /// `completed`, or `stalled` with an error that counts the stalled steps, unless
+    /// it already says `interrupted`).
+    pub fn settle(&mut self, end: &FinalState, stepping: f64, failure: Option<String>) {
+        let s = self;
+        s.wall_clock_seconds = stepping;
+        s.ms_per_step = if s.steps > 0 {
+            stepping * 1e3 / s.steps as f64
+        } else {
+            0.0
+        };
+        let dim = end.dim;
+        let n = (end.x.len() / dim).max(1) as f64;
+        s.final_centroid = (0..dim)
+            .map(|k| end.x.chunks(dim).map(|p| p[k]).sum::<f64>() / n)
+            .collect();
+        s.final_min_along_normal = end
+            .walls
+            .iter()
+            .map(|w| {
+                end.x
+                    .chunks(dim)
+                    .map(|p| crate::energy::dot(&w.normal, p))
+                    .fold(f64::INFINITY, f64::min)
+            })
+            .collect();
+        s.final_max_speed = end
+            .v
+            .chunks(dim)
+            .map(|p| crate::energy::dot(p, p).sqrt())
+            .fold(0.0, f64::max);
+        s.final_kinetic_energy = end.kinetic;
+        if let Some(e) = failure {
+            s.status = "failed".into();
+            s.error = Some(e);
+        } else if s.status == "running" {
+            s.status = match s.stalled_steps {
+                0 => "completed".into(),
+                _ => "stalled".into(),
+            };
+        }
+        if s.status == "stalled" {
+            s.error = Some(format!(
+                "{} of {} steps stalled, the first at step {}: {}",
+                s.stalled_steps,
+                s.steps,
+                s.first_stalled_step.unwrap_or(0),
+                s.first_stall.as_deref().unwrap_or("")
+            ));
+        }
+    }
+
     /// `Ok(self)`, or the error of a run whose status is `failed`.
     pub fn into_result(self) -> Result<Self, String> {
         match self.status.as_str() {
@@ -333,62 +386,14 @@ impl SummaryFile {
         self.summary.error = Some(format!("interrupted after step {}", self.summary.steps));
     }
 
-    /// Ends the run: the timing from `stepping` (s), the final state from `end`, the
-    /// status (`failed` with `failure` when there is one; else `completed`, or
-    /// `stalled` with an error that counts the stalled steps, unless it already says
-    /// `interrupted`); writes the summary and returns it.
+    /// Ends the run ([`Summary::settle`]), writes the summary and returns it.
     pub fn finish(
         mut self,
         end: &FinalState,
         stepping: f64,
         failure: Option<String>,
     ) -> Result<Summary, String> {
-        let s = &mut self.summary;
-        s.wall_clock_seconds = stepping;
-        s.ms_per_step = if s.steps > 0 {
-            stepping * 1e3 / s.steps as f64
-        } else {
-            0.0
-        };
-        let dim = end.dim;
-        let n = (end.x.len() / dim).max(1) as f64;
-        s.final_centroid = (0..dim)
-            .map(|k| end.x.chunks(dim).map(|p| p[k]).sum::<f64>() / n)
-            .collect();
-        s.final_min_along_normal = end
-            .walls
-            .iter()
-            .map(|w| {
-                end.x
-                    .chunks(dim)
-                    .map(|p| crate::energy::dot(&w.normal, p))
-                    .fold(f64::INFINITY, f64::min)
-            })
-            .collect();
-        s.final_max_speed = end
-            .v
-            .chunks(dim)
-            .map(|p| crate::energy::dot(p, p).sqrt())
-            .fold(0.0, f64::max);
-        s.final_kinetic_energy = end.kinetic;
-        if let Some(e) = failure {
-            s.status = "failed".into();
-            s.error = Some(e);
-        } else if s.status == "running" {
-            s.status = match s.stalled_steps {
-                0 => "completed".into(),
-                _ => "stalled".into(),
-            };
-        }
-        if s.status == "stalled" {
-            s.error = Some(format!(
-                "{} of {} steps stalled, the first at step {}: {}",
-                s.stalled_steps,
-                s.steps,
-                s.first_stalled_step.unwrap_or(0),
-                s.first_stall.as_deref().unwrap_or("")
-            ));
-        }
+        self.summary.settle(end, stepping, failure);
         self.summary.write(&self.path)?;
         Ok(self.summary)
     }
