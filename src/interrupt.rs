@@ -25,3 +25,16 @@ pub fn install() {
 pub fn requested() -> bool {
     REQUESTED.load(Ordering::SeqCst)
 }
+
+/// Asks the running loops to stop after their current step, as a first Ctrl-C does
+/// (the Python package passes Python's Ctrl-C on this way to a batch it runs).
+pub fn request() {
+    REQUESTED.store(true, Ordering::SeqCst);
+}
+
+/// Forgets a stop that was asked for, once the loops it stopped have ended, so that
+/// later runs in the same process go on (the Python package's; the command line
+/// exits instead).
+pub fn clear() {
+    REQUESTED.store(false, Ordering::SeqCst);
+}

@@ -5,7 +5,7 @@ here and every stub a name in the module.
 """
 
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -34,6 +34,7 @@ class Scene:
     @staticmethod
     def from_dict(d: Dict[str, Any], name: str = "scene") -> Scene: ...
     def set(self, key: str, value: Any) -> None: ...
+    def add_body(self, body: Dict[str, Any]) -> None: ...
     def to_toml(self) -> str: ...
     def to_dict(self) -> Dict[str, Any]: ...
     def resolved_toml(self) -> str: ...
@@ -98,3 +99,17 @@ def check_intersections(
     scene: Scene, positions: Optional[Array] = None
 ) -> List[Tuple[str, List[int], str, List[int]]]: ...
 def check_run(dir: _Path) -> Dict[str, Any]: ...
+def run_batch(
+    scenes: List[Scene],
+    dirs: List[_Path],
+    steps: int,
+    trajectory: bool = False,
+    stride: int = 1,
+    batch: int = 1024,
+) -> Tuple[List[Dict[str, Any]], Dict[str, int]]: ...
+def compare(
+    scene: Scene,
+    steps: Optional[int] = None,
+    out: Optional[_Path] = None,
+    precision: Optional[str] = None,
+) -> Dict[str, Any]: ...

@@ -269,7 +269,7 @@ impl Mesh {
 /// line for the caller to print as a warning.
 pub fn read(name: &str, bytes: &[u8]) -> Result<(Mesh, Kind, Vec<String>), MeshError> {
     let ext = name.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
-    let mut mesh = match ext.as_str() {
+    let mesh = match ext.as_str() {
         "obj" => obj::read(bytes)?,
         "msh" => msh::read(bytes)?,
         _ => {
@@ -278,6 +278,52 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<(Mesh, Kind, Vec<String>), MeshE
             ))
         }
     };
+    finish(mesh)
+}
+
+/// A mesh given as arrays: node positions (m) and elements of 0-based node indices
+/// (a scene's inline `nodes` with `segments`, `triangles` or `tetrahedra`), checked
+/// and repaired as [`read`] does a file's; an element's number in errors is its row.
+pub fn from_arrays(
+    points: Vec<[f64; 3]>,
+    lines: Vec<[u32; 2]>,
+    triangles: Vec<[u32; 3]>,
+    tetrahedra: Vec<[u32; 4]>,
+) -> Result<(Mesh, Kind, Vec<String>), MeshError> {
+    let n = points.len();
+    let rows: [(&str, Vec<&[u32]>); 3] = [
+        ("line", lines.iter().map(|e| &e[..]).collect()),
+        ("triangle", triangles.iter().map(|e| &e[..]).collect()),
+        ("tetrahedron", tetrahedra.iter().map(|e| &e[..]).collect()),
+    ];
+    for (kind, els) in &rows {
+        for (i, el) in els.iter().enumerate() {
+            if let Some(bad) = el.iter().find(|&&k| k as usize >= n) {
+                return Err(MeshError::at(
+                    kind,
+                    i,
+                    format!("node {bad} does not exist: there are {n} nodes, numbered from 0"),
+                ));
+            }
+        }
+    }
+    let ids = [
+        (0..lines.len()).collect(),
+        (0..triangles.len()).collect(),
+        (0..tetrahedra.len()).collect(),
+    ];
+    finish(Mesh {
+        points,
+        lines,
+        triangles,
+        tetrahedra,
+        ids,
+        merged: 0,
+    })
+}
+
+/// The mesh as a reader left it, repaired and checked ([`read`]).
+fn finish(mut mesh: Mesh) -> Result<(Mesh, Kind, Vec<String>), MeshError> {
     if mesh.points.is_empty() {
         return Err(MeshError::file("the mesh is empty: it has no nodes"));
     }

@@ -3,7 +3,7 @@
 //! it goes.
 
 use super::stepper::Stepper;
-use super::summary::{FinalState, Summary, SummaryFile};
+use super::summary::{Summary, SummaryFile};
 use super::{frame_writer, progress_bar, trajectory_writer, RunOptions};
 use crate::backend::Backend;
 use crate::output::StepsCsv;
@@ -109,13 +109,6 @@ pub fn run_on(
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let (x, v, kinetic) = stepper.end(&mut file.summary);
-    let end = FinalState {
-        dim: model.dim,
-        x: &x,
-        v: &v,
-        walls: &model.walls,
-        kinetic,
-    };
-    file.finish(&end, stepper.stepping, failure)
+    file.summary = stepper.settled(&file.summary, failure);
+    file.close()
 }

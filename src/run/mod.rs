@@ -11,6 +11,7 @@ pub mod barrier;
 pub mod device_totals;
 pub mod nonsmooth;
 pub mod plots;
+mod solver_label;
 pub mod stepper;
 pub mod summary;
 

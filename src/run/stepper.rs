@@ -102,7 +102,7 @@ impl Stepper {
     /// Fills in `summary`'s totals that are read at the end (device counters,
     /// contact costs) and returns the final state's positions, velocities and
     /// kinetic energy (J), for [`FinalState`].
-    pub fn end(&mut self, summary: &mut Summary) -> (Vec<f64>, Vec<f64>, f64) {
+    fn end(&mut self, summary: &mut Summary) -> (Vec<f64>, Vec<f64>, f64) {
         self.note_costs(summary);
         let b = self.sim.backend();
         let (x, v) = (b.positions(), b.velocities());

@@ -181,6 +181,10 @@ pub(super) const PARTICLE_KEYS: [&str; 6] = ["mass", "radius", "count", "seed", 
 fn body_key_given(b: &BodySection, key: &str) -> bool {
     match key {
         "file" => b.file.is_some(),
+        "nodes" => b.nodes.is_some(),
+        "segments" => b.segments.is_some(),
+        "triangles" => b.triangles.is_some(),
+        "tetrahedra" => b.tetrahedra.is_some(),
         "scale" => b.scale.is_some(),
         "rotate" => b.rotate.is_some(),
         "translate" => b.translate.is_some(),

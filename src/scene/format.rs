@@ -183,6 +183,16 @@ pub struct BodySection {
     pub generator: Generator,
     /// Mesh bodies: the mesh file (`.obj` or `.msh`), relative to the scene file's folder.
     pub file: Option<String>,
+    /// Mesh bodies given inline instead of by `file`: the node positions (m), one
+    /// array of `dimension` numbers per node.
+    pub nodes: Option<Vec<Vec<f64>>>,
+    /// Inline mesh bodies' elements, as 0-based indices into `nodes`: exactly one of
+    /// `segments` (2 nodes each), `triangles` (3) and `tetrahedra` (4).
+    pub segments: Option<Vec<Vec<i64>>>,
+    /// See `segments`.
+    pub triangles: Option<Vec<Vec<i64>>>,
+    /// See `segments`.
+    pub tetrahedra: Option<Vec<Vec<i64>>>,
     /// Mesh bodies: scale factor of the file's coordinates, one number or one per axis.
     pub scale: Option<toml::Value>,
     /// Mesh bodies: rotation (degrees) after scaling, about the origin: one angle

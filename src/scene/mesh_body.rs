@@ -4,6 +4,7 @@
 
 use super::builder::{body_info, PARTICLE_KEYS};
 use super::format::{fmt_num, BodySection, Generator};
+use super::inline_mesh::INLINE_MESH_KEYS;
 use super::{generators, memory, Builder, SceneError};
 use crate::collision::mesh::{cloth_triangles, grid_boundary, lattice_boundary};
 use crate::collision::BodyShape;
@@ -47,7 +48,12 @@ impl Builder<'_> {
         if b.generator == Generator::Mesh {
             return self.add_mesh(model, bi, b);
         }
-        self.reject_body_keys(bi, b, &["file", "scale", "rotate", "translate"], |key| {
+        let mesh_keys = [
+            &["file", "scale", "rotate", "translate"][..],
+            &INLINE_MESH_KEYS,
+        ]
+        .concat();
+        self.reject_body_keys(bi, b, &mesh_keys, |key| {
             format!("only mesh bodies (generator = \"mesh\") take a {key}")
         })?;
         let (gen_dim, extents) = match b.generator {

@@ -59,7 +59,11 @@ impl Builder<'_> {
     /// The bytes of mesh file `file` and the name errors give it: the file relative
     /// to the scene file's folder; for a bundled scene, or where no such file exists
     /// and `file` names a bundled mesh (`meshes/box3d.msh`), the bundled copy.
-    fn mesh_bytes(&self, path: &str, file: &str) -> Result<(Vec<u8>, String), SceneError> {
+    pub(super) fn mesh_bytes(
+        &self,
+        path: &str,
+        file: &str,
+    ) -> Result<(Vec<u8>, String), SceneError> {
         let bundled = BUNDLED_MESHES
             .iter()
             .find(|(n, _)| *n == file.trim_start_matches("./"));
@@ -88,30 +92,27 @@ impl Builder<'_> {
         let p = |f: &str| format!("bodies.{bi}.{f}");
         let keys = [&["size", "cells"][..], &PARTICLE_KEYS].concat();
         self.reject_body_keys(bi, b, &keys, |key| {
-            format!("mesh bodies take their shape from `file` and take no {key}")
+            format!("mesh bodies take their shape from `file` or inline `nodes` and take no {key}")
         })?;
         let body = format!("bodies.{bi}");
-        let file = self.required(&body, "file", b.file.as_ref(), "mesh bodies")?;
-        let (bytes, name) = self.mesh_bytes(&p("file"), file)?;
-        let (m, kind, notes) =
-            mesh::read(&name, &bytes).map_err(|e| self.err(&p("file"), format!("{name}: {e}")))?;
+        let (m, kind, notes, name, at) = self.body_mesh(bi, b, dim)?;
         for note in notes {
             // worded and placed as an error would be
-            let at = self.err(&p("file"), format!("{name}: {note}")).to_string();
+            let at = self.err(&at, format!("{name}: {note}")).to_string();
             self.warnings.borrow_mut().push(at);
         }
         let diag = topology::bbox_diagonal(&m.points);
         match (kind, dim) {
             (Kind::Tetrahedra, 2) => {
                 return Err(self.err(
-                    &p("file"),
+                    &at,
                     format!("{name}: mixed dimensions: tetrahedra make 3D bodies but the scene has dimension 2"),
                 ))
             }
             (_, 2) => {
                 if let Some(q) = m.points.iter().find(|q| q[2].abs() > 1e-9 * diag) {
                     return Err(self.err(
-                        &p("file"),
+                        &at,
                         format!(
                             "{name}: mixed dimensions: the node at ({}, {}, {}) has z = {}, but a 2D scene takes meshes in the plane z = 0",
                             fmt_num(q[0]),
@@ -132,7 +133,7 @@ impl Builder<'_> {
         }
         let springs = topology::springs(&m, kind, b.bending);
         let n = m.points.len();
-        self.check_memory(model, &p("file"), Some((n as u64, springs.len() as u64)))?;
+        self.check_memory(model, &at, Some((n as u64, springs.len() as u64)))?;
         // Place the mesh: scale, rotate about the origin, then centre or translate.
         let scale = self
             .numbers(&p("scale"), b.scale.as_ref(), dim, true)?

@@ -8,6 +8,7 @@ mod builder;
 pub mod error;
 pub mod format;
 pub mod generators;
+mod inline_mesh;
 mod material;
 pub mod memory;
 mod mesh_body;

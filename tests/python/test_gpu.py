@@ -9,6 +9,8 @@ import pytest
 import springsim
 from conftest import gpu_or_skip
 
+pytestmark = pytest.mark.gpu
+
 
 def test_gpu_steps_agree_with_the_cpu():
     gpu_or_skip()
@@ -66,3 +68,55 @@ def test_a_forked_child_gets_a_clear_error():
     assert "a forked child cannot use it" in msg, msg
     sim.step()
     assert sim.steps_taken == 1, "the parent goes on"
+
+
+def test_a_gpu_sweep_runs_as_one_batch_and_agrees_with_the_cpu(tmp_path):
+    gpu_or_skip()
+    vary = {"contact.kappa": [1e4, 1e5, 1e6], "solver.dt": [1e-2, 5e-3]}
+    cpu = springsim.sweep("square_drop", vary, steps=40, trajectory=True, stride=10)
+    gpu = springsim.sweep("square_drop", vary, steps=40, trajectory=True, stride=10,
+                          backend="gpu", precision="f64", out=tmp_path)
+    assert len(gpu) == 6
+    for c, g in zip(cpu, gpu):
+        assert g["error"] is None and g["summary"]["status"] == "completed"
+        assert g["values"] == c["values"]
+        assert g["summary"]["newton_iterations"] == c["summary"]["newton_iterations"]
+        assert g["trajectory"].shape == c["trajectory"].shape == (5, 25, 2)
+        assert np.abs(g["trajectory"] - c["trajectory"]).max() < 1e-6
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{i:04d}" for i in range(6)]
+    assert (tmp_path / "0000" / "steps.csv").exists()
+    scenes = []
+    for kappa in (1e4, 1e5):
+        s = springsim.Scene.load("square_drop")
+        s.set("contact.kappa", kappa)
+        scenes.append(s)
+    results, totals = springsim.run_batch(scenes, [tmp_path / "a", tmp_path / "b"], 10)
+    assert totals["batches"] == 1 and totals["alone"] == 0 and totals["submissions"] > 0
+    assert all(r["summary"]["steps"] == 10 for r in results)
+
+
+def test_compare_reports_what_the_command_reports(tmp_path):
+    gpu_or_skip()
+    r = springsim.compare(springsim.Scene.load("square_drop"), steps=30, out=tmp_path, precision="f64")
+    assert r["steps"] == 30 and r["nodes"] == 25
+    assert r["cpu"]["newton_iterations"] == r["gpu"]["newton_iterations"]
+    assert r["max_position_difference"] < 1e-6
+    assert (tmp_path / "compare_steps.csv").exists()
+
+
+def test_a_gpu_that_cannot_run_the_scene_raises_device_error():
+    gpu_or_skip()
+    code = (
+        "import springsim\n"
+        "try:\n"
+        "    springsim.Simulation(springsim.Scene.load('square_drop'), backend='gpu', precision='f64')\n"
+        "except springsim.DeviceError as e:\n"
+        "    print('DeviceError:', e)\n"
+    )
+    env = dict(os.environ, SPRINGSIM_GPU_HIDE_F64="1")
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith('DeviceError: backend="gpu":') and "f64" in p.stdout, p.stdout

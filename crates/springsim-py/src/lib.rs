@@ -3,6 +3,7 @@
 //! DESIGN.md §8 and docs/PYTHON.md say how it is built and what it promises.
 
 mod arrays;
+mod batch;
 mod errors;
 mod options;
 mod run_call;
@@ -24,6 +25,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tools::devices, m)?)?;
     m.add_function(wrap_pyfunction!(tools::check_intersections, m)?)?;
     m.add_function(wrap_pyfunction!(tools::check_run, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::run_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(tools::compare, m)?)?;
     m.add("SceneError", py.get_type::<errors::SceneError>())?;
     m.add("SimulationError", py.get_type::<errors::SimulationError>())?;
     m.add("DeviceError", py.get_type::<errors::DeviceError>())?;

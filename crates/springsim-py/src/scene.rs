@@ -120,6 +120,30 @@ impl Scene {
         Ok(())
     }
 
+    /// Adds a body: a dict of one `[[bodies]]` entry's keys (`springsim.mesh_body`
+    /// builds one from numpy nodes and elements). The scene is checked again and
+    /// stays as it was if the body is refused (`SceneError`).
+    fn add_body(&self, body: &Bound<'_, pyo3::types::PyDict>) -> PyResult<()> {
+        let old = self.loaded();
+        let index = old.scene.model.bodies.len();
+        let t = crate::toml_value::table(body, &format!("bodies[{index}]"))?;
+        let mut text = old.text.clone();
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str("\n[[bodies]]\n");
+        for (k, v) in &t {
+            text += &format!("{} = {v}\n", crate::toml_value::key(k));
+        }
+        let parsed = scene::parse(&text, &old.file, &old.stem).map_err(scene_error)?;
+        *self.inner.write().expect("scene lock") = Loaded {
+            text,
+            scene: Arc::new(parsed),
+            ..old
+        };
+        Ok(())
+    }
+
     /// The scene's TOML text, changes included.
     fn to_toml(&self) -> String {
         self.inner.read().expect("scene lock").text.clone()

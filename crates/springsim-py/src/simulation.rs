@@ -92,7 +92,7 @@ fn open(
     quiet: bool,
 ) -> PyResult<Box<dyn Backend>> {
     py.detach(|| make_backend(choice, scene, quiet))
-        .map_err(DeviceError::new_err)
+        .map_err(|e| DeviceError::new_err(e.replacen("--backend gpu:", "backend=\"gpu\":", 1)))
 }
 
 #[pymethods]

@@ -64,3 +64,14 @@ pub fn table(d: &Bound<'_, PyDict>, key: &str) -> PyResult<toml::Table> {
     }
     Ok(t)
 }
+
+/// `k` as a TOML key: bare where it can be, else quoted.
+pub fn key(k: &str) -> String {
+    let bare = !k.is_empty()
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    match bare {
+        true => k.to_string(),
+        false => toml::Value::String(k.to_string()).to_string(),
+    }
+}

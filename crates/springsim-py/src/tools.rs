@@ -97,3 +97,52 @@ pub fn check_run(py: Python<'_>, dir: std::path::PathBuf) -> PyResult<Bound<'_, 
     d.set_item("warning", r.warning)?;
     Ok(d)
 }
+
+/// Runs `scene` on the CPU and the GPU backends side by side for `steps` steps
+/// (default: the scene's `[run]`, else 100), as `springsim compare` does, and
+/// returns its report (`compare.json`'s keys: the largest and RMS position
+/// differences, each backend's iterations and time, whether the GPU stayed within
+/// its precision's tolerance). With `out`, `compare.json` and `compare_steps.csv`
+/// are written there. Raises `DeviceError` without a GPU.
+#[pyfunction]
+#[pyo3(signature = (scene, steps = None, out = None, precision = None))]
+pub fn compare<'py>(
+    py: Python<'py>,
+    scene: &Scene,
+    steps: Option<u64>,
+    out: Option<std::path::PathBuf>,
+    precision: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let mut s = (*scene.loaded().scene).clone();
+    if let Some(p) = precision {
+        s.model.solver.precision = crate::options::choice("precision", p)?;
+    }
+    if s.nonsmooth.is_some() {
+        return Err(crate::errors::SceneError::new_err(format!(
+            "compare runs the IPC model on both backends; scene `{}` uses contact.model = \"nonsmooth\" (CPU only)",
+            s.name
+        )));
+    }
+    let steps = s
+        .run_steps(steps, None)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.replace("--steps", "steps")))?;
+    let report = py.detach(|| {
+        let gpu = springsim::backend::gpu::GpuBackend::new(s.model.clone())
+            .map_err(|e| (true, format!("compare needs the GPU backend: {e}")))?;
+        let cpu = springsim::backend::cpu::CpuBackend::new(s.model.clone());
+        springsim::compare::compare(
+            &s,
+            Box::new(cpu),
+            Box::new(gpu),
+            steps,
+            out.as_deref(),
+            |_| {},
+        )
+        .map_err(|e| (false, e))
+    });
+    match report {
+        Ok(r) => to_py(py, &r),
+        Err((true, e)) => Err(crate::errors::DeviceError::new_err(e)),
+        Err((false, e)) => Err(SimulationError::new_err(e)),
+    }
+}

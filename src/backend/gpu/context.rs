@@ -199,15 +199,7 @@ impl GpuContext {
             }
             features |= wgpu::Features::TIMESTAMP_QUERY;
         }
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("springsim"),
-            required_features: features,
-            required_limits: limits.clone(),
-            experimental_features: wgpu::ExperimentalFeatures::disabled(),
-            memory_hints: wgpu::MemoryHints::Performance,
-            trace: wgpu::Trace::Off,
-        }))
-        .map_err(|e| format!("cannot open a device on {}: {e}", desc))?;
+        let (device, queue) = super::shared_device::device(&adapter, &desc, features, &limits)?;
         Ok(Self {
             adapter,
             device,

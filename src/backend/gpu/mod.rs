@@ -35,6 +35,7 @@ pub mod profiles;
 pub mod readback;
 pub mod setup;
 pub mod shaders;
+pub mod shared_device;
 pub mod struct_layout;
 mod system;
 pub use system::loose_error_bound;
