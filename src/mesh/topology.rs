@@ -3,37 +3,25 @@
 //! of surfaces, and the boundary (edges in 2D, faces of tetrahedra in 3D).
 
 use super::{Kind, Mesh};
+use glam::DVec3;
 use std::collections::HashMap;
 
 /// Euclidean distance between two points (m).
 pub fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
-    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
-}
-
-fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
+    DVec3::from(a).distance(DVec3::from(b))
 }
 
 /// Area of the triangle `abc` (m²).
 pub fn triangle_area(a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> f64 {
-    let n = cross(sub(b, a), sub(c, a));
-    0.5 * (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt()
+    let [a, b, c] = [a, b, c].map(DVec3::from);
+    0.5 * (b - a).cross(c - a).length()
 }
 
 /// Signed volume of the tetrahedron `abcd` (m³), positive when `(b − a) × (c − a)`
 /// points towards `d`.
 pub fn tet_signed_volume(a: [f64; 3], b: [f64; 3], c: [f64; 3], d: [f64; 3]) -> f64 {
-    let n = cross(sub(b, a), sub(c, a));
-    let e = sub(d, a);
-    (n[0] * e[0] + n[1] * e[1] + n[2] * e[2]) / 6.0
+    let [a, b, c, d] = [a, b, c, d].map(DVec3::from);
+    (b - a).cross(c - a).dot(d - a) / 6.0
 }
 
 /// Diagonal of the axis-aligned bounding box of `points` (m); 0 for none.

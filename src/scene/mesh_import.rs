@@ -9,18 +9,14 @@ use super::format::{fmt_num, BodySection};
 use super::{Builder, SceneError, BUNDLED_MESHES};
 use crate::mesh::{self, topology, Kind};
 use crate::model::{Model, Spring};
+use glam::{DMat3, DVec3};
 use std::path::Path;
 
-/// The 3 × 3 rotation (row-major) of `deg` degrees about x, then y, then z.
-fn rotation(deg: [f64; 3]) -> [[f64; 3]; 3] {
+/// The rotation of `deg` degrees about x, then y, then z (fixed axes):
+/// `R = R_z R_y R_x`.
+fn rotation(deg: [f64; 3]) -> DMat3 {
     let [a, b, c] = deg.map(f64::to_radians);
-    let (sa, ca, sb, cb, sc, cc) = (a.sin(), a.cos(), b.sin(), b.cos(), c.sin(), c.cos());
-    // Rz(c) · Ry(b) · Rx(a)
-    [
-        [cc * cb, cc * sb * sa - sc * ca, cc * sb * ca + sc * sa],
-        [sc * cb, sc * sb * sa + cc * ca, sc * sb * ca - cc * sa],
-        [-sb, cb * sa, cb * ca],
-    ]
+    DMat3::from_rotation_z(c) * DMat3::from_rotation_y(b) * DMat3::from_rotation_x(a)
 }
 
 impl Builder<'_> {
@@ -161,7 +157,7 @@ impl Builder<'_> {
                     q[1] * scale[1],
                     if dim == 3 { q[2] * scale[2] } else { 0.0 },
                 ];
-                [0, 1, 2].map(|i| r[i][0] * s[0] + r[i][1] * s[1] + r[i][2] * s[2])
+                (r * DVec3::from(s)).to_array()
             })
             .collect();
         let shift = match (&b.center, &b.translate) {

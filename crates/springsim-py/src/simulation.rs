@@ -252,9 +252,16 @@ impl Simulation {
         to_py(py, &s)
     }
 
-    /// Takes `steps` steps (default: the scene's `[run]`, else 100) and writes
-    /// exactly what `springsim run` writes into folder `out`; see
-    /// `springsim.Simulation.run`'s docs in the package for the options.
+    /// Takes `steps` steps (default: the scene's `[run]`, else 100) from where the
+    /// simulation stands and writes into folder `out` (default `out/SCENE_NAME`)
+    /// exactly what `springsim run` writes: `scene.toml`, `steps.csv` (this call's
+    /// steps), `summary.json` (the simulation's totals), and on request the
+    /// trajectory and frames. Options: `trajectory` (bool), `trajectory_format`
+    /// ("csv" or "npy"), `trajectory_stride` (int), `trajectory_precision` ("f32" or
+    /// "f64"), `frames` (every K steps), `frame_format` ("vtk", "vtu" or "ply"),
+    /// `progress` (a bar on stderr). Returns the summary as written; a failed run
+    /// raises `SimulationError` (its files stay), Ctrl-C `KeyboardInterrupt` after
+    /// the summary is written with status `interrupted`.
     #[pyo3(signature = (steps = None, out = None, **options))]
     fn run<'py>(
         &self,

@@ -4,6 +4,7 @@
 
 use super::exact::intersects;
 use super::*;
+use glam::DVec3;
 use proptest::prelude::*;
 
 /// A random pair: kind, dim, positions, displacement, ξ.
@@ -16,21 +17,14 @@ struct Case {
     xi_frac: f64,
 }
 
-fn sub3(a: &[f64], b: &[f64]) -> [f64; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+/// The first three numbers of `s` as a vector.
+fn v3(s: &[f64]) -> DVec3 {
+    DVec3::from_slice(&s[..3])
 }
 
-fn cross3(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-fn unit(v: [f64; 3]) -> [f64; 3] {
-    let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt().max(1e-300);
-    [v[0] / n, v[1] / n, v[2] / n]
+/// `v` scaled to unit length (a zero vector stays zero).
+fn unit(v: DVec3) -> DVec3 {
+    v / v.length().max(1e-300)
 }
 
 /// Builds a case from random numbers: `mode` 0 random, 1 tiny gap, 2 near
@@ -61,9 +55,9 @@ fn build(
                 e[i] = e1[i] - e0[i];
             }
             let nrm = if dim == 2 {
-                unit([-e[1], e[0], 0.0])
+                unit(DVec3::new(-e[1], e[0], 0.0))
             } else {
-                unit(cross3(&e, &[r[26], r[27], 1.0]))
+                unit(DVec3::from(e).cross(DVec3::new(r[26], r[27], 1.0)))
             };
             let foot: Vec<f64> = (0..dim).map(|i| e0[i] + u * e[i]).collect();
             if mode == 1 {
@@ -85,10 +79,7 @@ fn build(
             let foot: Vec<f64> = (0..3)
                 .map(|i| x[3 + i] + s * (x[6 + i] - x[3 + i]) + t * (x[9 + i] - x[3 + i]))
                 .collect();
-            let nrm = unit(cross3(
-                &sub3(&x[6..9], &x[3..6]),
-                &sub3(&x[9..12], &x[3..6]),
-            ));
+            let nrm = unit((v3(&x[6..9]) - v3(&x[3..6])).cross(v3(&x[9..12]) - v3(&x[3..6])));
             for i in 0..3 {
                 if mode == 1 {
                     x[i] = foot[i] + gap * nrm[i];
@@ -101,8 +92,8 @@ fn build(
             // Edge b through a point of edge a (offset by the gap along the
             // common normal), or moved through it.
             let qa: Vec<f64> = (0..3).map(|i| x[i] + u * (x[3 + i] - x[i])).collect();
-            let db = sub3(&x[9..12], &x[6..9]);
-            let nrm = unit(cross3(&sub3(&x[3..6], &x[0..3]), &db));
+            let db = v3(&x[9..12]) - v3(&x[6..9]);
+            let nrm = unit((v3(&x[3..6]) - v3(&x[0..3])).cross(db));
             for i in 0..3 {
                 let qb = x[6 + i] + w * db[i];
                 let shift = if mode == 1 {
