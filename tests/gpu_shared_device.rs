@@ -4,7 +4,6 @@
 
 mod common;
 use springsim::backend::gpu::shared_device;
-use springsim::backend::Backend;
 use springsim::sim::Simulation;
 
 #[test]
