@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Self-contact cost ladder (BENCHMARKS.md, "Contact between and within bodies"): the
+# Self-contact cost ladder (benchmarks/NOTES.md, "Contact between and within bodies"): the
 # cloth of scenes/cloth_on_sphere.toml at CELLS × CELLS cells (default 64 128 256),
 # each run for STEPS steps (default 40: the cloth reaches the ball at step ~15) on
 # the CPU backend, and one row per size from its summary.json: nodes; ms/step with

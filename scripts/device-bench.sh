@@ -10,7 +10,7 @@
 #   scripts/device-bench.sh all OUT        # there: the first figures of a short lease
 #                                          # in one call (about eight minutes, f32;
 #                                          # OUT/results.tgz): what the first H200
-#                                          # call ran (BENCHMARKS.md)
+#                                          # call ran (benchmarks/NOTES.md)
 #   scripts/device-bench.sh profile OUT    # there: the ladder with every kernel timed
 #                                          # (OUT/profile.tgz, about five minutes)
 #   scripts/device-bench.sh ladder OUT     # there: the f32 ladder per family, as `all`
@@ -48,9 +48,9 @@
 #     1M nodes, lattices and cloth (bench-gpu.*, bench-cpu.*);
 #   - the per-CG-iteration time from the hot-path benchmark at 66k nodes, against
 #     the bandwidth bound in bench.csv's gpu_cg_bytes_per_iter (hot_paths.txt);
-#   - the GPU–CPU agreement table of BENCHMARKS.md's `compare` scenes (compare.txt).
+#   - the GPU–CPU agreement table of benchmarks/NOTES.md's `compare` scenes (compare.txt).
 # `contact` runs the self-contact ladder (the cloth of scenes/cloth_on_sphere.toml at
-# 64, 128 and 256 cells, 40 steps: BENCHMARKS.md, "Contact between and within
+# 64, 128 and 256 cells, 40 steps: benchmarks/NOTES.md, "Contact between and within
 # bodies") on the GPU, and the bundled self-contact scenes side by side with the CPU
 # (compare-contact.txt).
 # `collect` copies them to benchmarks/<device>/ with the adapter line as device.txt.
@@ -118,7 +118,7 @@ run() {
     SPRINGSIM_BENCH_CELLS=256 SPRINGSIM_BENCH_PRECISION=$mode timeout 60 .devbin/hot_paths \
         --bench --warm-up-time 1 --measurement-time 3 gpu/direction 2>&1 \
         | tee "$out/hot_paths-$mode.txt" || true
-    # GPU–CPU agreement (BENCHMARKS.md's compare scenes; two_squares: GPU self-contact).
+    # GPU–CPU agreement (benchmarks/NOTES.md's compare scenes; two_squares: GPU self-contact).
     compare_all 15 "$mode" "$out/compare-$mode.txt" "scenes/square_drop.toml --steps 500" \
         lattice_drop cloth_drop balls_3d "square_on_slope --steps 800" cube_on_slope \
         block_thrown "two_squares --steps 100"

@@ -54,7 +54,7 @@ pub enum PreconditionerKind {
 }
 
 /// Nodes from which `auto` picks the V-cycle on the CPU backend, by dimension
-/// (BENCHMARKS.md, AMD EPYC 2 threads, scenes in free fall):
+/// (benchmarks/NOTES.md, AMD EPYC 2 threads, scenes in free fall):
 /// - 2D, the square: block-Jacobi is faster at 1,089 nodes (5.2 against 8.4
 ///   ms/step), about even at 1,681, the V-cycle faster at 2,401 (16.3 against 27.4)
 ///   and every size above; 2,000 is taken.

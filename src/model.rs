@@ -57,7 +57,7 @@ pub enum Forcing {
 
 /// Nodes from which `solver.forcing = "auto"` takes Eisenstat–Walker forcing: where
 /// CG dominates a step's cost (3× fewer CG iterations on the 1089-node square, 3.3× on
-/// the 4225-node one, BENCHMARKS.md). Smaller scenes, among them every reference and
+/// the 4225-node one, benchmarks/NOTES.md). Smaller scenes, among them every reference and
 /// GPU-agreement scene, keep exact Newton directions.
 pub const EW_AUTO_NODES: usize = 1000;
 

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 /// returns its result. A thread outside the pool hands every parallel loop over and
 /// waits, while the pool's workers, spinning between loops, compete with it for the
 /// cores whenever it works alone: 16 % of a step on the 4,225-node square on 2 cores
-/// (BENCHMARKS.md).
+/// (benchmarks/NOTES.md).
 pub fn in_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     rayon::join(f, || ()).0
 }

@@ -76,7 +76,7 @@ impl GpuPrecision {
     }
 
     /// The mode `auto` runs in on an adapter: `f64` where it has f64 (measured on
-    /// lavapipe, BENCHMARKS.md "Precision": f64 costs 1.0–1.7× f32 per step, no more
+    /// lavapipe, benchmarks/NOTES.md "Precision": f64 costs 1.0–1.7× f32 per step, no more
     /// than mixed, ends every resolution-limited step and follows the CPU to 1e-9 m)
     /// and, where the adapter was measured (`f64_rate`: its f64 multiply-adds' rate
     /// over f32's, `springsim devices --calibrate`), runs f64 at least

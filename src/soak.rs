@@ -268,7 +268,7 @@ fn soak(args: &SoakArgs) -> Result<bool, String> {
 
 /// Whether `sc` has contact between and within bodies that the soak does not run on
 /// the GPU: on a software adapter (lavapipe) none of it, because its pair kernels
-/// leak about 0.1–0.5 MB of host memory per dispatch there (BENCHMARKS.md, "GPU
+/// leak about 0.1–0.5 MB of host memory per dispatch there (benchmarks/NOTES.md, "GPU
 /// self-contact"), which a whole soak in one process does not survive.
 fn gpu_lacks_contact(sc: &Scene) -> bool {
     software_adapter() && crate::backend::gpu::contact::enabled(&sc.model)

@@ -1,7 +1,7 @@
 //! The GPU cost model against the committed measurements: each GPU row of the
 //! unprofiled ladders (NVIDIA H200 and lavapipe) predicted from its own Newton and CG
 //! counts (`cargo test --test cost_model -- --nocapture` prints the table that
-//! BENCHMARKS.md quotes).
+//! benchmarks/NOTES.md quotes).
 
 use springsim::bench::cost_model::{self, DeviceProfile, GpuPre, Mesh, Work};
 use springsim::precision::GpuPrecision;
@@ -191,7 +191,7 @@ fn the_extent_of_the_bundled_scenes() {
 
 /// An inertia-dominated cloth takes block-Jacobi: `cloth_on_sphere` at 128 cells
 /// (β ≈ 63) ran 124 ms per step with block-Jacobi on the H200 against 314 with the
-/// V-cycle that the size terms alone chose (BENCHMARKS.md, "Terms only for active
+/// V-cycle that the size terms alone chose (benchmarks/NOTES.md, "Terms only for active
 /// pairs"). The ladders, stiffness-dominated, keep every expected count: the cap
 /// lies above the size term on each of their rungs.
 #[test]

@@ -1,6 +1,6 @@
 //! `springsim bench`: a fixed ladder of scenes stepped on the chosen backends for a
 //! fixed number of steps after a warm-up, reported as a table, `bench.csv` and
-//! `bench.json` (BENCHMARKS.md holds the measured tables).
+//! `bench.json` (benchmarks/NOTES.md holds the measured tables).
 
 pub mod cli;
 /// The GPU's traffic and cost models, kept beside the backend they model.

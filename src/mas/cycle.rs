@@ -8,7 +8,7 @@
 //!   (`r − A_l z`, level 0 with H itself) to the next, adds the correction coming
 //!   back, and smooths again; the coarsest level, one domain, is solved exactly. Two
 //!   more products with H per application, and about three times fewer CG
-//!   iterations (BENCHMARKS.md).
+//!   iterations (benchmarks/NOTES.md).
 
 use super::coarse::transfer;
 use super::dense::cholesky_solve;

@@ -58,14 +58,14 @@ pub enum AutoChoice {
 /// Most nodes for which `--linear-solver auto` considers the direct solver: above
 /// it the symbolic analysis alone takes seconds and the factor's memory grows past
 /// PCG's (the 1,050,625-node square factors slower than the V-cycle solves,
-/// BENCHMARKS.md).
+/// benchmarks/NOTES.md).
 pub const DIRECT_AUTO_MAX_NODES: usize = 300_000;
 
 /// Costs below are in block-Jacobi CG iterations (one product with the Newton matrix
 /// and one block-Jacobi application), the unit a direction's count comes in. They
 /// were fitted to timings of one direction at 1, 33 and 129 CG iterations and of one
 /// factorisation, at the initial state of 15 bundled scenes and the shell (AMD EPYC,
-/// one thread, 2026-11-26; BENCHMARKS.md, "The default linear solver"): a
+/// one thread, 2026-11-26; benchmarks/NOTES.md, "The default linear solver"): a
 /// factorisation costs 4–96 block-Jacobi iterations there (ropes 7, square_64 18,
 /// cloth_on_sphere 47, the shell 96), the V-cycle's setup 13–56 and each of its
 /// iterations 3.3–6.8.
@@ -80,7 +80,7 @@ pub const FACTOR_ENTRY_WEIGHT: f64 = 12.0;
 /// from memory. With [`FACTOR_ENTRY_WEIGHT`] a least-squares fit (12.4 and 0.012)
 /// over the scenes above 25 nodes; it predicts 14–97 iterations where 14–96 were
 /// measured, within 30 % but for square_64 (29 against 18; its factorisation in the
-/// fold measured 27, BENCHMARKS.md) and cloth_on_sphere (39 against 47).
+/// fold measured 27, benchmarks/NOTES.md) and cloth_on_sphere (39 against 47).
 pub const FACTOR_OPERATION_WEIGHT: f64 = 0.012;
 
 /// A symbolic analysis (the fill-reducing ordering and the factor's pattern, redone

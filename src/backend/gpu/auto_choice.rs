@@ -135,7 +135,7 @@ pub fn expected_cg(pre: GpuPre, dim: usize, extent: Extent) -> f64 {
 /// the choice still charges the factorisation per solve, as the crossovers were
 /// measured: charged once per step, the model would move lavapipe's 66k-node cloth
 /// to MAS, which runs it 53× slower than block-Jacobi (61.7 s against 1.16 s per
-/// step, block-Jacobi needing 1 CG iteration per direction there; BENCHMARKS.md).
+/// step, block-Jacobi needing 1 CG iteration per direction there; benchmarks/NOTES.md).
 /// Likewise it charges the split CG iteration (five dispatches with block-Jacobi),
 /// the form the crossovers were measured with: the fused one (three) makes
 /// block-Jacobi's iteration cheaper by more than the multilevel forms' in the
@@ -266,7 +266,7 @@ mod tests {
 
     /// The modelled step of each preconditioner on the ladders and the choice, on
     /// the H100 and on lavapipe (`cargo test --release --lib crossover_table --
-    /// --nocapture`; BENCHMARKS.md quotes it).
+    /// --nocapture`; benchmarks/NOTES.md quotes it).
     #[test]
     fn crossover_table() {
         use crate::backend::gpu::cost_model::H100_SXM;
@@ -306,7 +306,7 @@ mod tests {
     }
 
     /// The choice the H200's profile makes on the ladder matches what the H200
-    /// measured (BENCHMARKS.md): MAS on the large squares, block-Jacobi on the small
+    /// measured (benchmarks/NOTES.md): MAS on the large squares, block-Jacobi on the small
     /// squares and every lattice; on lavapipe block-Jacobi on every rung it runs in
     /// CI-sized time (to 4,225 nodes in 2D, 9,261 in 3D) and the 3D rungs above.
     #[test]

@@ -1,5 +1,5 @@
 //! The memory traffic of one GPU CG iteration, for the bandwidth bound that
-//! BENCHMARKS.md sets the measured per-iteration time against.
+//! benchmarks/NOTES.md sets the measured per-iteration time against.
 
 use crate::backend::gpu::layout::node_block_bytes;
 use crate::precision::{GpuPrecision, RealClass};

@@ -18,7 +18,7 @@
 //! The counts come from the kernel lists the backend records (the CG iteration's
 //! kernels, [`MasPlan`]'s factor and apply lists) and the CG batching policy. The
 //! device parameters were fitted to per-kernel timestamps (`bench --profile-kernels`)
-//! on an NVIDIA H200 and on lavapipe; BENCHMARKS.md ("The GPU cost model") shows the
+//! on an NVIDIA H200 and on lavapipe; benchmarks/NOTES.md ("The GPU cost model") shows the
 //! fit and how well the model predicts runs it was not fitted to.
 
 use super::bandwidth::cg_iteration_bytes;
