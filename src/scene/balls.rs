@@ -3,8 +3,7 @@
 //! kept only when clear of every wall by more than d̂ (and the radius), velocity
 //! components uniform in `[−speed, speed]`.
 
-use super::builder::{body_info, GENERATOR_KEYS};
-use super::format::BodySection;
+use super::builder::{body_info, Body, GENERATOR_KEYS};
 use super::{Builder, SceneError};
 use crate::model::Model;
 
@@ -25,14 +24,10 @@ impl SplitMix {
 
 impl Builder<'_> {
     /// Adds a particle body of `count` random balls (one node each).
-    pub(super) fn add_balls(
-        &self,
-        model: &mut Model,
-        bi: usize,
-        b: &BodySection,
-    ) -> Result<(), SceneError> {
+    pub(super) fn add_balls(&self, model: &mut Model, body: Body) -> Result<(), SceneError> {
+        let Body { bi, b } = body;
         let dim = model.dim;
-        let p = |f: &str| format!("bodies.{bi}.{f}");
+        let p = |f: &str| body.key(f);
         let sec = format!("bodies.{bi}");
         let by = "random particles (count)";
         let keys = [&GENERATOR_KEYS[..], &["velocity", "fixed"]].concat();

@@ -228,7 +228,7 @@ impl Builder<'_> {
         };
         for (bi, body) in raw.bodies.iter().enumerate() {
             let first = model.num_nodes();
-            self.add_body(&mut model, bi, body)?;
+            self.add_body(&mut model, super::builder::Body { bi, b: body })?;
             self.fixed_where(&mut model, bi, body, first)?;
         }
         // `forcing = "auto"` (the default) picks by size, once the nodes are known.

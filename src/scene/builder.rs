@@ -173,6 +173,23 @@ pub(super) fn body_info(
 /// generators, which particle bodies do not take.
 pub(super) const GENERATOR_KEYS: [&str; 4] = ["size", "cells", "density", "spring_stiffness"];
 
+/// One `[[bodies]]` entry being built: where it is (for the keys errors name) and
+/// its keys as the file gives them.
+#[derive(Clone, Copy)]
+pub(super) struct Body<'a> {
+    /// Its index in `bodies`.
+    pub bi: usize,
+    /// Its section.
+    pub b: &'a BodySection,
+}
+
+impl Body<'_> {
+    /// The key `bodies.{bi}.{field}`, as errors name it.
+    pub fn key(&self, field: &str) -> String {
+        format!("bodies.{}.{field}", self.bi)
+    }
+}
+
 /// The keys of particle bodies, which the other bodies do not take.
 pub(super) const PARTICLE_KEYS: [&str; 6] = ["mass", "radius", "count", "seed", "spread", "speed"];
 

@@ -2,8 +2,8 @@
 //! generated, masses, contact areas, fixed nodes and springs added to the [`Model`];
 //! and the memory check every body passes first.
 
-use super::builder::{body_info, PARTICLE_KEYS};
-use super::format::{fmt_num, BodySection, Generator};
+use super::builder::{body_info, Body, PARTICLE_KEYS};
+use super::format::{fmt_num, Generator};
 use super::inline_mesh::INLINE_MESH_KEYS;
 use super::{generators, memory, Builder, SceneError};
 use crate::collision::mesh::{cloth_triangles, grid_boundary, lattice_boundary};
@@ -35,18 +35,14 @@ impl Builder<'_> {
         .map_err(|why| self.err(path, why))
     }
 
-    /// Adds body `bi` (section `b`) to `model`: a mesh body here, particle bodies
-    /// through [`Self::add_particle`] and [`Self::add_balls`].
-    pub(super) fn add_body(
-        &self,
-        model: &mut Model,
-        bi: usize,
-        b: &BodySection,
-    ) -> Result<(), SceneError> {
+    /// Adds `body` to `model`: a generated body (grid, lattice, cloth) here, the
+    /// others through [`Self::add_mesh`], [`Self::add_particle`] and [`Self::add_balls`].
+    pub(super) fn add_body(&self, model: &mut Model, body: Body) -> Result<(), SceneError> {
+        let Body { bi, b } = body;
         let dim = model.dim;
-        let p = |f: &str| format!("bodies.{bi}.{f}");
+        let p = |f: &str| body.key(f);
         if b.generator == Generator::Mesh {
-            return self.add_mesh(model, bi, b);
+            return self.add_mesh(model, body);
         }
         let mesh_keys = [
             &["file", "scale", "rotate", "translate"][..],
@@ -61,9 +57,9 @@ impl Builder<'_> {
             Generator::Lattice => (3, 3),
             Generator::Cloth => (3, 2),
             Generator::Particle if b.count.is_some() || b.seed.is_some() => {
-                return self.add_balls(model, bi, b)
+                return self.add_balls(model, body)
             }
-            Generator::Particle => return self.add_particle(model, bi, b),
+            Generator::Particle => return self.add_particle(model, body),
             Generator::Mesh => unreachable!("mesh bodies are built by add_mesh"),
         };
         let what = format!("{:?} bodies", b.generator).to_lowercase();

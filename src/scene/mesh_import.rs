@@ -4,8 +4,8 @@
 //! springs (unique element edges, optional bending springs), contact areas and
 //! output cells added to the [`Model`].
 
-use super::builder::{body_info, PARTICLE_KEYS};
-use super::format::{fmt_num, BodySection};
+use super::builder::{body_info, Body, PARTICLE_KEYS};
+use super::format::fmt_num;
 use super::{Builder, SceneError, BUNDLED_MESHES};
 use crate::mesh::{self, topology, Kind};
 use crate::model::{Model, Spring};
@@ -78,14 +78,10 @@ impl Builder<'_> {
     }
 
     /// Adds a mesh body read from a file (`generator = "mesh"`).
-    pub(super) fn add_mesh(
-        &self,
-        model: &mut Model,
-        bi: usize,
-        b: &BodySection,
-    ) -> Result<(), SceneError> {
+    pub(super) fn add_mesh(&self, model: &mut Model, body: Body) -> Result<(), SceneError> {
+        let Body { bi, b } = body;
         let dim = model.dim;
-        let p = |f: &str| format!("bodies.{bi}.{f}");
+        let p = |f: &str| body.key(f);
         let keys = [&["size", "cells"][..], &PARTICLE_KEYS].concat();
         self.reject_body_keys(bi, b, &keys, |key| {
             format!("mesh bodies take their shape from `file` or inline `nodes` and take no {key}")

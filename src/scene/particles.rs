@@ -6,7 +6,7 @@
 //! its centre. Walls are shared, so every particle of a scene has the same radius, and
 //! a scene with meshes has radius 0.
 
-use super::builder::{body_info, GENERATOR_KEYS};
+use super::builder::{body_info, Body, GENERATOR_KEYS};
 use super::format::{fmt_num, BodySection, ContactModel, ContactSection, Generator};
 use super::{Builder, SceneError};
 use crate::model::Model;
@@ -129,14 +129,10 @@ impl Builder<'_> {
     }
 
     /// Adds a particle body: one node with the body's mass.
-    pub(super) fn add_particle(
-        &self,
-        model: &mut Model,
-        bi: usize,
-        b: &BodySection,
-    ) -> Result<(), SceneError> {
+    pub(super) fn add_particle(&self, model: &mut Model, body: Body) -> Result<(), SceneError> {
+        let Body { bi, b } = body;
         let dim = model.dim;
-        let p = |f: &str| format!("bodies.{bi}.{f}");
+        let p = |f: &str| body.key(f);
         let others = ["material_stiffness", "bending", "spread", "speed"];
         self.reject_body_keys(bi, b, &[&GENERATOR_KEYS[..], &others].concat(), |_| {
             "particle bodies are single nodes and take no such key (they take mass, radius, center, velocity)"
