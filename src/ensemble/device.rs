@@ -12,10 +12,7 @@ use crate::model::{Integrator, Model};
 use crate::precision::{GpuPrecision, PrecisionChoice};
 use wgpu::util::DeviceExt;
 
-/// Arguments per variant and round (`NA`).
-pub const NA: usize = 12;
-/// Results per variant (`RS`).
-pub const RS: usize = 26;
+pub use super::slots::{NodeState, NA, RS};
 /// Most workgroups along x of one dispatch (wgpu's limit); beyond, a second dimension.
 const MAX_GROUPS_X: u32 = 65535;
 
@@ -30,10 +27,6 @@ pub enum NodeVector {
     /// Accelerations a (m/s², Newmark's).
     Accelerations = 5,
 }
-
-/// Positions (m), velocities (m/s) and accelerations (m/s²) of nodes, `nodes × 3`
-/// (of a batch) or `nodes × dim` (of one variant) each.
-pub type NodeState = (Vec<f64>, Vec<f64>, Vec<f64>);
 
 /// The ensemble's device, buffers and kernel, and its traffic so far.
 pub struct EnsembleDevice {
@@ -325,5 +318,37 @@ impl EnsembleDevice {
         let mut parts = all.chunks(3 * self.total_nodes).map(<[f64]>::to_vec);
         let mut next = || parts.next().unwrap_or_default();
         (next(), next(), next())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unsupported;
+
+    /// What a batch holds of contact between bodies, and why the rest runs alone.
+    #[test]
+    fn two_dimensional_pairs_batch_and_the_rest_says_why_not() {
+        let model = |name: &str| crate::scene::load(name).unwrap().model;
+        let m = model("two_squares");
+        assert!(
+            m.self_contact.friction > 0.0,
+            "friction between the squares"
+        );
+        assert_eq!(unsupported(&m), None);
+        // (3D pairs are watched: crate::ensemble::watch)
+        assert_eq!(unsupported(&model("tet_stack")), None);
+        let mut big = crate::scene::load_with(
+            "square_drop",
+            &crate::scene::overrides::Override::parse_all(
+                &["bodies[0].cells=[80, 80]".to_string()],
+            )
+            .unwrap(),
+        )
+        .unwrap()
+        .model;
+        let why = unsupported(&big).expect("320 × 320 boundary pairs");
+        assert!(why.contains("65536"), "{why}");
+        big.self_contact.enabled = false;
+        assert_eq!(unsupported(&big), None);
     }
 }

@@ -1,8 +1,8 @@
 //! What a batch's static buffers hold (`uints` and `reals`, layouts in
 //! `shaders/ensemble/state.wgsl`) and how many bytes each variant takes.
 
-use super::device::{NA, RS};
 use super::pairs::{incidence, pairs_of, PAIR_REALS};
+use super::slots::{NA, RS};
 use super::watch::{watched_bodies, watches, WatchPlace, WatchedBody, MAX_WATCH_BODIES};
 use crate::energy::barrier::BarrierKind;
 use crate::implicit::ImplicitWall;

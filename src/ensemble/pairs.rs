@@ -125,33 +125,6 @@ mod tests {
         }
     }
 
-    /// What a batch holds of contact between bodies, and why the rest runs alone.
-    #[test]
-    fn two_dimensional_pairs_batch_and_the_rest_says_why_not() {
-        use crate::ensemble::device::unsupported;
-        let m = model("two_squares");
-        assert!(
-            m.self_contact.friction > 0.0,
-            "friction between the squares"
-        );
-        assert_eq!(unsupported(&m), None);
-        // (3D pairs are watched: crate::ensemble::watch)
-        assert_eq!(unsupported(&model("tet_stack")), None);
-        let mut big = crate::scene::load_with(
-            "square_drop",
-            &crate::scene::overrides::Override::parse_all(
-                &["bodies[0].cells=[80, 80]".to_string()],
-            )
-            .unwrap(),
-        )
-        .unwrap()
-        .model;
-        let why = unsupported(&big).expect("320 × 320 boundary pairs");
-        assert!(why.contains("65536"), "{why}");
-        big.self_contact.enabled = false;
-        assert_eq!(unsupported(&big), None);
-    }
-
     #[test]
     fn each_node_lists_its_pairs_in_order() {
         let pairs = [[0, 1, 2], [3, 1, 2], [1, 0, 3]];

@@ -1,5 +1,15 @@
 //! The operation flags, argument slots and result slots of a batch's round, as
-//! `shaders/ensemble/state.wgsl` (and `ensemble/watch.wgsl`) number them.
+//! `shaders/ensemble/state.wgsl` (and `ensemble/watch.wgsl`) number them, and the
+//! node state a variant reads back.
+
+/// Arguments per variant and round (`NA`).
+pub const NA: usize = 12;
+/// Results per variant (`RS`).
+pub const RS: usize = 26;
+
+/// Positions (m), velocities (m/s) and accelerations (m/s²) of nodes, `nodes × 3`
+/// (of a batch) or `nodes × dim` (of one variant) each.
+pub type NodeState = (Vec<f64>, Vec<f64>, Vec<f64>);
 
 pub const OP_ADVANCE: u32 = 1;
 pub const OP_END: u32 = 2;

@@ -43,7 +43,7 @@
 //! the proof within a body because a reference where the body is compressed
 //! towards itself has a smaller clearance than x⁰.
 
-use super::device::NodeState;
+use super::slots::NodeState;
 use crate::backend::Handover;
 use crate::collision::mesh::Collide;
 use crate::collision::pairs::{candidates, pair_distance_sq, pair_nodes, Motion, Pair};
