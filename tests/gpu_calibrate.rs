@@ -127,3 +127,18 @@ fn a_run_measures_its_adapter_once_where_the_policy_says() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn an_unknown_calibration_policy_is_auto_with_a_warning() {
+    use springsim::backend::gpu::profiles::Policy;
+    assert_eq!(Policy::parse(None), (Policy::Auto, None));
+    assert_eq!(Policy::parse(Some("never")), (Policy::Never, None));
+    assert_eq!(Policy::parse(Some("always")), (Policy::Always, None));
+    let (p, w) = Policy::parse(Some("sometimes"));
+    assert_eq!(p, Policy::Auto);
+    let w = w.expect("a warning");
+    assert!(
+        w.contains("SPRINGSIM_CALIBRATE=\"sometimes\"") && w.contains("taken as auto"),
+        "{w}"
+    );
+}

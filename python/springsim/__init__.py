@@ -39,6 +39,7 @@ from ._core import (
     compare,
     devices,
     run_batch,
+    run_nonsmooth,
     scenes,
 )
 
@@ -56,6 +57,7 @@ __all__ = [
     "mesh_body",
     "run",
     "run_batch",
+    "run_nonsmooth",
     "scenes",
     "sweep",
 ]
@@ -86,8 +88,16 @@ def run(
     ``trajectory_stride`` (int), ``trajectory_precision`` ("f32" or "f64"),
     ``frames`` (every K steps), ``frame_format`` ("vtk", "vtu" or "ply") and
     ``progress`` (a bar on stderr). The folder holds exactly what the command writes.
+    A scene with ``contact.model = "nonsmooth"`` (seed 002's particles) runs on the
+    CPU without a backend, as the command runs it.
     """
-    sim = Simulation(_scene(scene), backend=backend, precision=precision)
+    s = _scene(scene)
+    if s.contact_model == "nonsmooth":
+        # seed 002's impulse scheme steps its particles without a backend
+        if backend == "gpu":
+            raise ValueError(f'scene `{s.name}` uses contact.model = "nonsmooth", which runs on the CPU only')
+        return run_nonsmooth(s, steps, out, **options)
+    sim = Simulation(s, backend=backend, precision=precision)
     return sim.run(steps, out, **options)
 
 

@@ -74,3 +74,34 @@ def test_every_public_name_has_a_stub_and_every_stub_a_name():
         real = {n for n in dir(getattr(_core, cls)) if not n.startswith("_")}
         assert methods == real, cls
     assert (Path(springsim.__file__).parent / "py.typed").exists()
+
+
+def test_run_takes_a_nonsmooth_scene_as_the_command_does(tmp_path):
+    s = springsim.Scene.load("ball_bounce")
+    assert s.contact_model == "nonsmooth"
+    assert springsim.Scene.load("square_drop").contact_model == "ipc"
+    summary = springsim.run(s, steps=150, out=tmp_path / "py")
+    assert summary["status"] == "completed" and summary["steps"] == 150
+    from conftest import run_cli
+
+    run_cli("run", "ball_bounce", "--steps", "150", "--quiet", "--out", str(tmp_path / "cli"))
+    strip = lambda p: [r.rsplit(",", 1)[0] for r in p.read_text().splitlines()]
+    assert (tmp_path / "py" / "steps.csv").exists()
+    assert strip(tmp_path / "py" / "steps.csv") == strip(tmp_path / "cli" / "steps.csv")
+    with pytest.raises(ValueError, match="CPU only"):
+        springsim.run(s, steps=5, out=tmp_path / "g", backend="gpu")
+
+
+def test_ctrl_c_stops_a_run_on_its_own_thread_and_the_next_run_goes_on(tmp_path):
+    import os
+    import signal
+    import threading
+
+    s = springsim.Scene.load("ball_bounce")
+    threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    with pytest.raises(KeyboardInterrupt):
+        springsim.run(s, steps=10**8, out=tmp_path / "a")
+    stopped = json.load(open(tmp_path / "a" / "summary.json"))
+    assert stopped["status"] == "interrupted" and 0 < stopped["steps"] < 10**8
+    again = springsim.run(s, steps=20, out=tmp_path / "b")
+    assert again["status"] == "completed" and again["steps"] == 20

@@ -1,7 +1,6 @@
 //! `run_batch`: scenes run on the GPU as batched ensembles ([`springsim::ensemble`]),
 //! each into its own folder, as `springsim sweep --backend gpu` runs its variants.
 
-use crate::errors::SimulationError;
 use crate::scene::Scene;
 use crate::value::to_py;
 use pyo3::exceptions::PyValueError;
@@ -12,7 +11,6 @@ use springsim::output::npy::Precision;
 use springsim::output::trajectory::{TrajectoryFormat, TrajectorySpec};
 use springsim::run::{RunOptions, Summary};
 use std::path::PathBuf;
-use std::time::Duration;
 
 /// Runs `scenes[i]` for `steps` steps into folder `dirs[i]` (each holds what
 /// `springsim run` writes; with `trajectory`, `trajectory.npy` in f64 every `stride`
@@ -64,25 +62,9 @@ pub fn run_batch<'py>(
         })
         .collect();
     let mut outcomes: Vec<Option<Result<Summary, String>>> = vec![None; jobs.len()];
-    // The batch runs on a thread of its own; this one passes Ctrl-C on to it.
-    let mut interrupt = None;
-    let totals = std::thread::scope(|scope| {
-        let worker =
-            scope.spawn(|| run_jobs(&jobs, batch, |i, out| outcomes[i] = Some(out.clone())));
-        while !worker.is_finished() {
-            py.detach(|| std::thread::sleep(Duration::from_millis(20)));
-            if let Err(e) = py.check_signals() {
-                springsim::interrupt::request();
-                interrupt.get_or_insert(e);
-            }
-        }
-        worker.join()
-    });
-    springsim::interrupt::clear();
-    let totals = totals.map_err(|_| SimulationError::new_err("run_batch: the batch panicked"))?;
-    if let Some(e) = interrupt {
-        return Err(e);
-    }
+    let totals = crate::ctrl_c::run_interruptible(py, || {
+        run_jobs(&jobs, batch, |i, out| outcomes[i] = Some(out.clone()))
+    })?;
     let results = PyList::empty(py);
     for out in outcomes {
         let d = PyDict::new(py);

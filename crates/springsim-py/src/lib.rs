@@ -4,6 +4,7 @@
 
 mod arrays;
 mod batch;
+mod ctrl_c;
 mod errors;
 mod options;
 mod run_call;
@@ -27,6 +28,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tools::check_run, m)?)?;
     m.add_function(wrap_pyfunction!(batch::run_batch, m)?)?;
     m.add_function(wrap_pyfunction!(tools::compare, m)?)?;
+    m.add_function(wrap_pyfunction!(run_call::run_nonsmooth, m)?)?;
     m.add("SceneError", py.get_type::<errors::SceneError>())?;
     m.add("SimulationError", py.get_type::<errors::SimulationError>())?;
     m.add("DeviceError", py.get_type::<errors::DeviceError>())?;

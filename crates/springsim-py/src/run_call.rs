@@ -80,18 +80,11 @@ pub fn run<'py>(
     out: Option<PathBuf>,
     kw: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let mut opts = options(kw)?;
     let mut guard = sim.lock(py);
     guard.usable()?;
     let st = &mut *guard;
     let scene = st.stepper.scene.clone();
-    opts.steps = scene
-        .run_steps(steps, None)
-        .map_err(|e| PyValueError::new_err(e.replace("--steps", "steps")))?;
-    opts.out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
-    if let Some(e) = springsim::cli::out_dir_error(&opts.out_dir) {
-        return Err(PyValueError::new_err(e.replace("--out", "out")));
-    }
+    let opts = options_of(&scene, steps, out, kw)?;
     let mut interrupt: Option<PyErr> = None;
     let result = py.detach(|| {
         std::fs::create_dir_all(&opts.out_dir)
@@ -128,4 +121,56 @@ pub fn run<'py>(
         return Err(e);
     }
     to_py(py, &written)
+}
+
+/// Runs a scene with `contact.model = "nonsmooth"` (seed 002's impulse scheme for
+/// particles, which needs no backend) for `steps` steps (default: the scene's
+/// `[run]`, else 100) into `out` (default `out/SCENE_NAME`), writing what
+/// `springsim run` writes; takes `run`'s options. Returns the summary; a failed run
+/// raises `SimulationError`, Ctrl-C `KeyboardInterrupt` once the summary says
+/// `interrupted`.
+#[pyfunction]
+#[pyo3(signature = (scene, steps = None, out = None, **options))]
+pub fn run_nonsmooth<'py>(
+    py: Python<'py>,
+    scene: &crate::scene::Scene,
+    steps: Option<u64>,
+    out: Option<PathBuf>,
+    options: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let s = scene.loaded().scene;
+    if s.nonsmooth.is_none() {
+        return Err(PyValueError::new_err(format!(
+            "scene `{}` uses the IPC contact model: step it with springsim.Simulation",
+            s.name
+        )));
+    }
+    let opts = options_of(&s, steps, out, options)?;
+    let summary = crate::ctrl_c::run_interruptible(py, || springsim::run::run(&s, None, &opts))?
+        .map_err(|e| {
+            SimulationError::new_err(format!(
+                "{e} (outputs so far are in {})",
+                opts.out_dir.display()
+            ))
+        })?;
+    to_py(py, &summary)
+}
+
+/// `run`'s options with the steps and folder of `scene` resolved as the command
+/// line resolves them.
+fn options_of(
+    scene: &springsim::scene::Scene,
+    steps: Option<u64>,
+    out: Option<PathBuf>,
+    kw: Option<&Bound<'_, PyDict>>,
+) -> PyResult<RunOptions> {
+    let mut opts = options(kw)?;
+    opts.steps = scene
+        .run_steps(steps, None)
+        .map_err(|e| PyValueError::new_err(e.replace("--steps", "steps")))?;
+    opts.out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
+    if let Some(e) = springsim::cli::out_dir_error(&opts.out_dir) {
+        return Err(PyValueError::new_err(e.replace("--out", "out")));
+    }
+    Ok(opts)
 }

@@ -178,6 +178,16 @@ impl Scene {
         self.with(|s| s.source.clone())
     }
 
+    /// The contact model: `"ipc"` (the barrier: `Simulation` steps it) or
+    /// `"nonsmooth"` (seed 002's impulses for particles: `springsim.run` runs it).
+    #[getter]
+    fn contact_model(&self) -> &'static str {
+        self.with(|s| match s.nonsmooth {
+            Some(_) => "nonsmooth",
+            None => "ipc",
+        })
+    }
+
     /// The spatial dimension, 2 or 3.
     #[getter]
     fn dimension(&self) -> usize {

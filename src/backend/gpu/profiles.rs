@@ -32,12 +32,30 @@ pub enum Policy {
 }
 
 impl Policy {
-    /// The policy [`CALIBRATE_ENV`] sets (`auto` where unset or unknown).
+    /// The policy [`CALIBRATE_ENV`] sets (`auto` where unset); an unknown value is
+    /// taken as `auto` with a one-line warning on stderr, once per process.
     pub fn from_env() -> Self {
-        match std::env::var(CALIBRATE_ENV).as_deref() {
-            Ok("always") => Policy::Always,
-            Ok("never") => Policy::Never,
-            _ => Policy::Auto,
+        let (policy, warning) = Self::parse(std::env::var(CALIBRATE_ENV).ok().as_deref());
+        if let Some(w) = warning {
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| eprintln!("warning: {w}"));
+        }
+        policy
+    }
+
+    /// The policy of [`CALIBRATE_ENV`]'s value `value`, and the warning an unknown
+    /// value earns.
+    pub fn parse(value: Option<&str>) -> (Self, Option<String>) {
+        match value {
+            None | Some("auto") | Some("") => (Policy::Auto, None),
+            Some("always") => (Policy::Always, None),
+            Some("never") => (Policy::Never, None),
+            Some(other) => (
+                Policy::Auto,
+                Some(format!(
+                    "{CALIBRATE_ENV}={other:?} is not auto, always or never: taken as auto"
+                )),
+            ),
         }
     }
 
