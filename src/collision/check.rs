@@ -17,6 +17,13 @@ pub struct Primitive {
     pub nodes: Vec<u32>,
 }
 
+impl std::fmt::Display for Primitive {
+    /// `edge (nodes [3, 4])`: its kind and model nodes, for messages.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (nodes {:?})", self.kind, self.nodes)
+    }
+}
+
 /// Two primitives that cross, or touch.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Violation {

@@ -13,7 +13,7 @@ use crate::sim::Simulation;
 /// Runs the IPC `scene` on `backend` and writes `steps.csv`, `summary.json` and the
 /// chosen extras into `opts.out_dir` (see [`super::run`] for the statuses).
 pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Result<Summary, String> {
-    let (mut stepper, summary) = Stepper::new(std::sync::Arc::new(scene.clone()), backend);
+    let (mut stepper, summary) = Stepper::new(scene, backend);
     run_on(
         &mut stepper,
         summary,
@@ -29,8 +29,8 @@ pub fn run(scene: &Scene, backend: Box<dyn Backend>, opts: &RunOptions) -> Resul
 /// chosen extras into `opts.out_dir`. `stop` is asked before each step whether to
 /// stop (Ctrl-C: the summary says `interrupted`). Returns the summary as written,
 /// whatever its status.
-pub fn run_on(
-    stepper: &mut Stepper,
+pub fn run_on<S: std::ops::Deref<Target = Scene> + Clone>(
+    stepper: &mut Stepper<S>,
     summary: Summary,
     opts: &RunOptions,
     stop: &mut dyn FnMut() -> bool,

@@ -7,15 +7,16 @@ use super::MAX_CONSECUTIVE_STALLS;
 use crate::backend::Backend;
 use crate::scene::Scene;
 use crate::sim::{Simulation, StepRecord};
-use std::sync::Arc;
+use std::ops::Deref;
 use std::time::Instant;
 
 /// A scene's simulation on one backend with its checks: the intersection checker
 /// after every step of a self-contact scene, the stall limit, the hand-over of a
-/// batch's variant that has to go on alone.
-pub struct Stepper {
+/// batch's variant that has to go on alone. `S` holds the scene: a borrow for a run
+/// (`&Scene`: no copy of a large model), an `Arc<Scene>` for a simulation that owns it.
+pub struct Stepper<S> {
     /// The scene being stepped (its model gives the collision mesh and d̂).
-    pub scene: Arc<Scene>,
+    pub scene: S,
     /// The simulation.
     pub sim: Simulation,
     /// Seconds spent stepping so far (without outputs).
@@ -23,10 +24,10 @@ pub struct Stepper {
     consecutive_stalls: u64,
 }
 
-impl Stepper {
+impl<S: Deref<Target = Scene> + Clone> Stepper<S> {
     /// `scene` at its initial state on `backend`, and the [`Summary`] of a run that
     /// has taken no step yet.
-    pub fn new(scene: Arc<Scene>, backend: Box<dyn Backend>) -> (Self, Summary) {
+    pub fn new(scene: S, backend: Box<dyn Backend>) -> (Self, Summary) {
         let mut sim = Simulation::new(backend, scene.model.solver.clone());
         let diag0 = sim.backend().diagnostics();
         let (name, device) = (sim.backend().name().into(), sim.backend().device());
@@ -62,13 +63,13 @@ impl Stepper {
             let checking = Instant::now();
             let x = self.sim.backend().positions();
             let collision = &self.scene.model.collision;
-            if let Some(c) = crate::collision::check::intersections(collision, &x)
+            if let Some((a, b)) = crate::collision::check::intersections(collision, &x)
                 .into_iter()
                 .next()
             {
                 let why = format!(
-                    "step {}: the intersection checker found {} (nodes {:?}) crossing {} (nodes {:?})",
-                    rec.step, c.0.kind, c.0.nodes, c.1.kind, c.1.nodes
+                    "step {}: the intersection checker found {a} crossing {b}",
+                    rec.step
                 );
                 return Ok((rec, Some(why)));
             }

@@ -164,6 +164,18 @@ def test_ctrl_c_stops_after_the_step_under_way(tmp_path):
     assert s["status"] == "interrupted" and s["steps"] > taken
 
 
+def test_set_positions_refuses_bodies_that_cross():
+    s = springsim.Scene.load("two_squares")
+    sim = springsim.Simulation(s, backend="cpu")
+    x = sim.positions
+    half = s.nodes // 2
+    y = x.copy()
+    y[half:] = x[:half] + [0.13, 0.07]  # the second square over the first
+    with pytest.raises(ValueError, match=r"set_positions: edge \(nodes .*\) and edge \(nodes .*\) cross"):
+        sim.set_positions(y)
+    assert np.array_equal(sim.positions, x)
+
+
 def test_an_intersection_free_self_contact_run_is_checked_each_step():
     s = springsim.Scene.load("two_squares")
     sim = springsim.Simulation(s, backend="cpu")

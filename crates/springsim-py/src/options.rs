@@ -17,3 +17,9 @@ pub fn choice<T: clap::ValueEnum>(what: &str, value: &str) -> PyResult<T> {
         ))
     })
 }
+
+/// A `[solver]` key's choice by name (`precision`, `preconditioner`), as
+/// `SceneError` where it is not one (a bad value for a scene key).
+pub fn solver_choice<T: clap::ValueEnum>(what: &str, value: &str) -> PyResult<T> {
+    choice(what, value).map_err(|e| crate::errors::SceneError::new_err(e.to_string()))
+}

@@ -2,7 +2,7 @@
 
 use crate::arrays::{nodes_array, nodes_in};
 use crate::errors::{DeviceError, SceneError, SimulationError};
-use crate::options::choice;
+use crate::options::solver_choice;
 use crate::scene::Scene;
 use crate::value::to_py;
 use numpy::{PyArray2, PyReadonlyArray2};
@@ -10,6 +10,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use springsim::backend::Backend;
 use springsim::cli::run::{make_backend, BackendChoice};
+use springsim::precision::PrecisionChoice;
 use springsim::run::stepper::Stepper;
 use springsim::run::Summary;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
@@ -26,15 +27,13 @@ pub struct Simulation {
 /// What a simulation holds.
 pub struct State {
     /// The stepped scene with its checks.
-    pub stepper: Stepper,
+    pub stepper: Stepper<Arc<springsim::scene::Scene>>,
     /// The totals since the simulation began (`summary.json`'s keys).
     pub summary: Summary,
     /// Why the simulation cannot go on, once a step failed.
     pub failed: Option<String>,
     /// The process that opened the backend (a forked child must not use a GPU).
     pid: u32,
-    /// The backend asked for (to open it again with a new state).
-    choice: BackendChoice,
 }
 
 impl State {
@@ -116,10 +115,10 @@ impl Simulation {
         let choice: BackendChoice = crate::options::choice("backend", backend)?;
         let mut s = (*scene.loaded().scene).clone();
         if let Some(p) = precision {
-            s.model.solver.precision = choice_of("precision", p)?;
+            s.model.solver.precision = solver_choice("precision", p)?;
         }
         if let Some(p) = preconditioner {
-            s.model.solver.preconditioner = choice_of("preconditioner", p)?;
+            s.model.solver.preconditioner = solver_choice("preconditioner", p)?;
         }
         if s.nonsmooth.is_some() {
             return Err(SceneError::new_err(format!(
@@ -135,7 +134,6 @@ impl Simulation {
                 summary,
                 failed: None,
                 pid: std::process::id(),
-                choice,
             }),
         })
     }
@@ -285,29 +283,21 @@ impl Simulation {
     }
 }
 
-/// A `[solver]` choice by name, as `SceneError` where it is not one.
-fn choice_of<T: clap::ValueEnum>(what: &str, value: &str) -> PyResult<T> {
-    choice(what, value).map_err(|e| SceneError::new_err(e.to_string()))
-}
-
 /// Opens the backend again at positions `x` and velocities `v`, if that state is
 /// admissible; the error names `what`.
 fn restart(py: Python<'_>, st: &mut State, x: Vec<f64>, v: Vec<f64>, what: &str) -> PyResult<()> {
     let mut scene = (*st.stepper.scene).clone();
     scene.model.x0 = x;
     scene.model.v0 = v;
-    let name = st.summary.backend.clone();
-    let choice = match name.as_str() {
-        "gpu" => BackendChoice::Gpu,
-        "cpu" => BackendChoice::Cpu,
-        _ => st.choice,
+    // The same backend, in the precision it runs in (`auto` resolved).
+    let backend = st.stepper.sim.backend();
+    let choice = match backend.gpu_precision() {
+        Some(mode) => {
+            scene.model.solver.precision = PrecisionChoice::of(mode);
+            BackendChoice::Gpu
+        }
+        None => BackendChoice::Cpu,
     };
-    if let Some(p) = springsim::precision::PrecisionChoice::value_variants()
-        .iter()
-        .find(|p| format!("{p:?}").eq_ignore_ascii_case(&st.summary.precision))
-    {
-        scene.model.solver.precision = *p;
-    }
     let mut b = open(py, choice, &scene, true)?;
     let why = py.detach(|| admissible(&scene, b.as_mut()));
     if let Some(why) = why {
@@ -316,8 +306,6 @@ fn restart(py: Python<'_>, st: &mut State, x: Vec<f64>, v: Vec<f64>, what: &str)
     st.stepper.sim.replace_backend(b);
     Ok(())
 }
-
-use clap::ValueEnum;
 
 /// Why the state `backend` starts from is not one IPC can step from, if it is not.
 fn admissible(scene: &springsim::scene::Scene, backend: &mut dyn Backend) -> Option<String> {
@@ -331,20 +319,18 @@ fn admissible(scene: &springsim::scene::Scene, backend: &mut dyn Backend) -> Opt
             d.min_wall_distance
         ));
     }
-    if d.min_pair_distance <= 0.0 {
-        return Some("two surfaces touch (distance 0)".into());
-    }
     let total = d.kinetic + d.gravity + d.elastic + d.barrier;
     if !total.is_finite() {
         return Some(format!("the energy of the state is not finite ({total})"));
     }
-    if m.self_contact.enabled && !m.collision.is_empty() {
+    if m.self_contact.enabled {
+        // the scene builder's check of a start
         let x = backend.positions();
-        if let Some((a, b)) = springsim::collision::check::intersections(&m.collision, &x).first() {
-            return Some(format!(
-                "the intersection checker finds {} (nodes {:?}) crossing {} (nodes {:?})",
-                a.kind, a.nodes, b.kind, b.nodes
-            ));
+        if let Some(v) = springsim::collision::check::start_violation(&m.collision, &x) {
+            return Some(match v.crossing {
+                true => format!("{} and {} cross", v.a, v.b),
+                false => format!("{} and {} are {} m apart", v.a, v.b, v.distance),
+            });
         }
     }
     None

@@ -115,7 +115,7 @@ pub fn compare<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let mut s = (*scene.loaded().scene).clone();
     if let Some(p) = precision {
-        s.model.solver.precision = crate::options::choice("precision", p)?;
+        s.model.solver.precision = crate::options::solver_choice("precision", p)?;
     }
     if s.nonsmooth.is_some() {
         return Err(crate::errors::SceneError::new_err(format!(
