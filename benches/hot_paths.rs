@@ -27,10 +27,7 @@ fn square_in_contact(cells: usize) -> (Model, Vec<f64>, Vec<f64>) {
     }
     .scene()
     .expect("ladder scene");
-    let mut sim = Simulation::new(
-        Box::new(CpuBackend::new(scene.model.clone())),
-        scene.model.solver.clone(),
-    );
+    let mut sim = Simulation::new(Box::new(CpuBackend::new(scene.model.clone())), &scene.model);
     for _ in 0..8 {
         sim.step().expect("step");
     }

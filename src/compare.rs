@@ -109,10 +109,7 @@ pub fn compare(
     let model = &scene.model;
     let dim = model.dim;
     let n = model.num_nodes();
-    let mut sims = [
-        Simulation::new(cpu, model.solver.clone()),
-        Simulation::new(gpu, model.solver.clone()),
-    ];
+    let mut sims = [Simulation::new(cpu, model), Simulation::new(gpu, model)];
     let mut totals: Vec<BackendTotals> = sims
         .iter_mut()
         .map(|s| BackendTotals {

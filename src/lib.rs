@@ -29,6 +29,7 @@ pub mod pcg;
 pub mod plot;
 pub mod potential;
 pub mod precision;
+pub mod rebound;
 pub mod render;
 pub mod restitution;
 pub mod run;

@@ -222,6 +222,24 @@ pub struct Model {
     pub collision: crate::collision::CollisionMesh,
     /// Whether and how they do (`contact.self_contact`, `contact.self_friction`).
     pub self_contact: crate::collision::SelfContactParams,
+    /// The restitution law of barrier contact (`contact.restitution`, a wall's
+    /// `restitution`; [`crate::rebound`]), `None` where no contact has one: IPC's own
+    /// bounce, whatever h, d̂ and κ make of it.
+    pub restitution: Option<RestitutionParams>,
+}
+
+/// The coefficients of restitution a scene asks of barrier contact
+/// ([`crate::rebound`]). `None` for a contact kind leaves it to the barrier alone.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RestitutionParams {
+    /// e of each wall, in the contact layer's order (plane walls, then implicit
+    /// walls: [`crate::contact::walls`]).
+    pub walls: Vec<Option<f64>>,
+    /// e between collision primitives (bodies against bodies and themselves).
+    pub pairs: Option<f64>,
+    /// Approach speed (m/s, of the contact's distance) below which a contact is
+    /// resting and gets no bounce; default `2 |g| h`.
+    pub min_speed: f64,
 }
 
 impl Model {

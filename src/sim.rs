@@ -2,8 +2,9 @@
 //! per-step statistics every backend reports the same way.
 
 use crate::backend::Backend;
-use crate::model::SolverParams;
+use crate::model::{Model, SolverParams};
 use crate::newton::{self, NewtonError, NewtonStats, Stall};
+use crate::rebound::{Correction, Rebound};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -69,6 +70,12 @@ pub struct StepRecord {
     /// Largest change of a lagged friction λ (N) at the step's last lagging update
     /// (`solver.friction_updates`); 0 without updates.
     pub friction_lambda_change: f64,
+    /// Contacts whose normal velocity the restitution law set at the end of the step
+    /// ([`crate::rebound`]; 0 without `contact.restitution`).
+    pub rebounds: u32,
+    /// Kinetic energy the restitution law's correction changed (J; negative where it
+    /// took energy out). `kinetic` and `total` are after the correction.
+    pub rebound_work: f64,
     /// Wall-clock time of the step (ms).
     pub wall_ms: f64,
 }
@@ -83,6 +90,8 @@ pub struct Simulation {
     /// Whether steps run on a worker of the thread pool (a CPU model large enough
     /// for its loops to run in parallel).
     on_pool: bool,
+    /// The restitution law, where the model has one.
+    rebound: Option<Rebound>,
 }
 
 /// Coordinates (nodes × dim) from which a CPU model's steps run on the thread pool:
@@ -91,15 +100,20 @@ pub struct Simulation {
 const POOL_MIN_COORDS: usize = 2000;
 
 impl Simulation {
-    /// Starts at the model's initial state on `backend`.
-    pub fn new(mut backend: Box<dyn Backend>, solver: SolverParams) -> Self {
+    /// Starts `model` at its initial state on `backend` (which holds that model).
+    pub fn new(mut backend: Box<dyn Backend>, model: &Model) -> Self {
         let on_pool = backend.name() == "cpu" && backend.positions().len() >= POOL_MIN_COORDS;
+        let rebound = model.restitution.as_ref().and_then(|_| {
+            let d = backend.diagnostics();
+            Rebound::new(model, d.kinetic + d.gravity + d.elastic + d.barrier)
+        });
         Self {
             backend,
-            solver,
+            solver: model.solver.clone(),
             step: 0,
             last_newton: NewtonStats::default(),
             on_pool,
+            rebound,
         }
     }
 
@@ -159,7 +173,7 @@ impl Simulation {
             stats.energies.extend(more.energies);
         }
         self.backend.end_step();
-        let diag = self.backend.diagnostics();
+        let mut diag = self.backend.diagnostics();
         // What the backend met after the step's last solve (its end and diagnostics:
         // a batch's round cut short by the device, a pair list that cannot grow) ends
         // the run here, not at the next step's first direction, which the last step
@@ -169,12 +183,23 @@ impl Simulation {
         }
         let wall_ms = t0.elapsed().as_secs_f64() * 1e3;
         self.step += 1;
-        let total = diag.kinetic + diag.gravity + diag.elastic + diag.barrier;
+        let mut total = diag.kinetic + diag.gravity + diag.elastic + diag.barrier;
         if !total.is_finite() {
             return Err(NewtonError(format!(
                 "the state is not finite after step {} (energy {total})",
                 self.step
             )));
+        }
+        let mut rebound = Correction::default();
+        if let Some(law) = &mut self.rebound {
+            let x = self.backend.positions();
+            let mut v = self.backend.velocities();
+            rebound = law.after_step(&x, &mut v, total);
+            if rebound.contacts > 0 {
+                self.backend.set_velocities(&v).map_err(NewtonError)?;
+                diag.kinetic += rebound.work;
+                total += rebound.work;
+            }
         }
         let rec = StepRecord {
             step: self.step,
@@ -204,6 +229,8 @@ impl Simulation {
             sliding: diag.sliding,
             friction_dissipation: diag.dissipation,
             friction_lambda_change: lambda_change,
+            rebounds: rebound.contacts,
+            rebound_work: rebound.work,
             wall_ms,
         };
         self.last_newton = stats;

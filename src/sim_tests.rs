@@ -75,7 +75,7 @@ fn a_failure_met_after_a_step_s_last_solve_ends_that_step() {
         at: 2,
         failure: None,
     };
-    let mut sim = Simulation::new(Box::new(backend), model.solver.clone());
+    let mut sim = Simulation::new(Box::new(backend), &model);
     assert!(sim.step().is_ok(), "step 1");
     let err = sim.step().expect_err("step 2 fails");
     assert!(err.0.contains("diagnostics was cut short"), "{}", err.0);

@@ -82,7 +82,7 @@ fn sim(scene: &Scene, on: On) -> Option<Simulation> {
             Default::default(),
         )?),
     };
-    Some(Simulation::new(backend, scene.model.solver.clone()))
+    Some(Simulation::new(backend, &scene.model))
 }
 
 #[test]

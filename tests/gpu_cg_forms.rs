@@ -28,7 +28,7 @@ fn open(
         ..Default::default()
     };
     match GpuBackend::with_options(model.clone(), opts) {
-        Ok(g) => Some(Simulation::new(Box::new(g), model.solver)),
+        Ok(g) => Some(Simulation::new(Box::new(g), &model)),
         Err(e) if std::env::var_os("CI").is_none() => {
             eprintln!("skipping GPU test (no adapter): {e}");
             None
@@ -156,7 +156,7 @@ fn a_step_reads_once_per_direction_trial_and_diagnostics() {
             Err(e) if std::env::var_os("CI").is_none() => return eprintln!("skipping: {e}"),
             Err(e) => panic!("CI is set but the GPU backend cannot start: {e}"),
         };
-        let mut sim = Simulation::new(Box::new(gpu), model.solver);
+        let mut sim = Simulation::new(Box::new(gpu), &model);
         let before = sim.backend().counters();
         let mut expected = 0u64;
         for _ in 0..30 {

@@ -143,11 +143,8 @@ fn container_balls_first_contacts_match_the_cpu() {
         let Some(gpu) = common::gpu_backend(model.clone(), Default::default()) else {
             return;
         };
-        let mut cpu_sim = Simulation::new(
-            Box::new(CpuBackend::new(model.clone())),
-            model.solver.clone(),
-        );
-        let mut gpu_sim = Simulation::new(Box::new(gpu), model.solver.clone());
+        let mut cpu_sim = Simulation::new(Box::new(CpuBackend::new(model.clone())), &model);
+        let mut gpu_sim = Simulation::new(Box::new(gpu), &model);
         let cpu = first_contacts(&mut cpu_sim, &model, 4000, &format!("{name} CPU"));
         let gpu = first_contacts(&mut gpu_sim, &model, 4000, &format!("{name} GPU"));
         for (i, (c, g)) in cpu.iter().zip(&gpu).enumerate() {

@@ -88,14 +88,17 @@ fn lattice_drop_counts_in(precision: springsim::precision::GpuPrecision) {
         return;
     };
     let label = format!("lattice_drop GPU {}", precision.name());
-    let solver = model.solver.clone();
-    let mut cpu = Simulation::new(Box::new(CpuBackend::new(model)), solver.clone());
-    let mut gpu = Simulation::new(Box::new(gpu), solver.clone());
+    let mut cpu = Simulation::new(Box::new(CpuBackend::new(model.clone())), &model);
+    let mut gpu = Simulation::new(Box::new(gpu), &model);
     let steps = 300;
     let (mut total_cpu, mut total_gpu, mut differ) = (0u64, 0u64, 0);
     for _ in 0..steps {
         let (rc, rg) = (cpu.step().unwrap(), gpu.step().unwrap());
-        common::side_by_side::assert_applies_the_rule(&rg, solver.min_newton_iterations, &label);
+        common::side_by_side::assert_applies_the_rule(
+            &rg,
+            model.solver.min_newton_iterations,
+            &label,
+        );
         total_cpu += u64::from(rc.newton_iterations);
         total_gpu += u64::from(rg.newton_iterations);
         differ += u32::from(rc.newton_iterations != rg.newton_iterations);

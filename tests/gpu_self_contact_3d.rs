@@ -317,7 +317,7 @@ fn a_pair_list_without_room_on_the_device_ends_the_run_with_an_error() {
     let Some(g) = gpu(&model, opts) else {
         return;
     };
-    let mut sim = Simulation::new(Box::new(g), model.solver.clone());
+    let mut sim = Simulation::new(Box::new(g), &model);
     let err = (0..5)
         .find_map(|_| sim.step().err())
         .expect("the run went on without room for its pairs");

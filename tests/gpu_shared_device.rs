@@ -19,8 +19,8 @@ fn two_backends_of_one_scene_share_a_device_and_step_alike() {
         1,
         "the second backend opened no device"
     );
-    let mut sa = Simulation::new(Box::new(a), scene.model.solver.clone());
-    let mut sb = Simulation::new(Box::new(b), scene.model.solver.clone());
+    let mut sa = Simulation::new(Box::new(a), &scene.model);
+    let mut sb = Simulation::new(Box::new(b), &scene.model);
     // interleaved on one queue, the same steps to the bit
     for _ in 0..40 {
         let (ra, rb) = (sa.step().unwrap(), sb.step().unwrap());

@@ -28,7 +28,7 @@ fn ball_energies(m: &springsim::model::Model, x: &[f64], v: &[f64]) -> Vec<f64> 
 fn run_inside(name: &str, steps: Option<u64>) -> (f64, f64) {
     let s = scene::load(&format!("scenes/{name}.toml")).unwrap();
     let m = s.model.clone();
-    let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), m.solver.clone());
+    let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), &m);
     let e0: f64 = ball_energies(&m, &m.x0, &m.v0).iter().sum();
     let steps = steps.or(s.default_steps).unwrap();
     for step in 1..=steps {
@@ -70,7 +70,7 @@ fn seed_containers_hold_their_balls_for_40_seconds_with_ipc() {
     // the circle's geometry, checked without the distance measure
     let s = scene::load("scenes/circle_balls.toml").unwrap();
     let m = s.model.clone();
-    let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), m.solver.clone());
+    let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), &m);
     for _ in 0..5000 {
         sim.step().unwrap();
         for p in sim.backend().positions().chunks(2) {
@@ -89,7 +89,7 @@ fn ball_shot_into_the_diamond_corner_stays_inside() {
     ] {
         let s = common::scene(&ball_shot_down(wall, "[0.0, -10.0]"));
         let m = s.model.clone();
-        let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), m.solver.clone());
+        let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), &m);
         let mut lowest = 0.0f64;
         for step in 1..=1500 {
             sim.step().unwrap_or_else(|e| panic!("{label} step {step}: {e}"));
@@ -148,7 +148,7 @@ fn particle_at_the_centre_of_a_circle_or_sphere_falls() {
     ] {
         let s = common::scene(&one_particle(dim, wall, center));
         let m = s.model.clone();
-        let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), m.solver.clone());
+        let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), &m);
         for step in 1..=20 {
             let rec = sim
                 .step()
@@ -170,7 +170,7 @@ pub const VALLEY: &str = "expression = \"y + 2 + 0.1 * sqrt(x^2)\"\ninside = \"p
 fn particle_rests_in_a_valley_at_a_sqrt_kink() {
     let s = common::scene(&one_particle(2, VALLEY, "[0.0, -1.9]"));
     let m = s.model.clone();
-    let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), m.solver.clone());
+    let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), &m);
     for step in 1..=100 {
         sim.step().unwrap_or_else(|e| panic!("step {step}: {e}"));
     }

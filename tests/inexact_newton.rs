@@ -32,7 +32,7 @@ fn run(
     label: &str,
 ) -> (Vec<f64>, u64, u64, Option<u64>) {
     let backend = CpuBackend::new(scene.model.clone());
-    let mut sim = Simulation::new(Box::new(backend), scene.model.solver.clone());
+    let mut sim = Simulation::new(Box::new(backend), &scene.model);
     let (mut cg, mut newton, mut contact) = (0, 0, None);
     for _ in 0..steps {
         let r = sim.step().unwrap_or_else(|e| panic!("{label}: {e}"));
@@ -82,7 +82,7 @@ fn seed_003_square_drop_keeps_its_course_figures_with_eisenstat_walker() {
         springsim::scene::load("scenes/square_drop.toml").unwrap_or_else(|e| panic!("{e}"));
     scene.model.solver.forcing = Forcing::EisenstatWalker;
     let backend = CpuBackend::new(scene.model.clone());
-    let mut sim = Simulation::new(Box::new(backend), scene.model.solver.clone());
+    let mut sim = Simulation::new(Box::new(backend), &scene.model);
     let mut centroids = vec![];
     let mut first_contact = None;
     for _ in 0..500 {

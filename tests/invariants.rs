@@ -120,10 +120,7 @@ fn fixed_nodes_do_not_move() {
     s.model.solver.tolerance = 1e-4;
     let x0 = s.model.x0.clone();
     let model = s.model.clone();
-    let mut sim = Simulation::new(
-        Box::new(CpuBackend::new(model.clone())),
-        model.solver.clone(),
-    );
+    let mut sim = Simulation::new(Box::new(CpuBackend::new(model.clone())), &model);
     for _ in 0..50 {
         sim.step().unwrap();
     }

@@ -33,7 +33,7 @@ fn square(preconditioner: PreconditionerKind) -> springsim::scene::Scene {
 /// positions, the CG iterations and the first step within d̂ of the ground.
 fn run(scene: &springsim::scene::Scene, steps: u64, label: &str) -> (Vec<f64>, u64, Option<u64>) {
     let backend = CpuBackend::new(scene.model.clone());
-    let mut sim = Simulation::new(Box::new(backend), scene.model.solver.clone());
+    let mut sim = Simulation::new(Box::new(backend), &scene.model);
     let (mut cg, mut contact) = (0, None);
     for _ in 0..steps {
         let r = sim.step().unwrap_or_else(|e| panic!("{label}: {e}"));

@@ -44,10 +44,7 @@ fn sag(generator: &str, cells: usize, stiffness_key: &str) -> f64 {
     let centroid_y =
         |x: &[f64]| bottom.iter().map(|&i| x[i * dim + 1]).sum::<f64>() / bottom.len() as f64;
     let y0 = centroid_y(&scene.model.x0);
-    let mut sim = Simulation::new(
-        Box::new(CpuBackend::new(scene.model.clone())),
-        scene.model.solver.clone(),
-    );
+    let mut sim = Simulation::new(Box::new(CpuBackend::new(scene.model.clone())), &scene.model);
     let rec = sim.step().unwrap();
     assert!(
         rec.converged,
@@ -144,7 +141,7 @@ fn drop_centroid(cells: usize, stiffness_key: &str) -> f64 {
     let scene = common::scene(&text);
     let backend = CpuBackend::new(scene.model.clone())
         .with_linear_solver(springsim::linear_solver::LinearSolver::Direct);
-    let mut sim = Simulation::new(Box::new(backend), scene.model.solver.clone());
+    let mut sim = Simulation::new(Box::new(backend), &scene.model);
     for _ in 0..150 {
         sim.step().unwrap();
     }

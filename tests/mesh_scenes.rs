@@ -19,10 +19,7 @@ fn cpu_checked(name: &str, steps: u64) -> u64 {
         "{name}: bundled and file meshes differ"
     );
     let model = s.model.clone();
-    let mut sim = Simulation::new(
-        Box::new(CpuBackend::new(model.clone())),
-        model.solver.clone(),
-    );
+    let mut sim = Simulation::new(Box::new(CpuBackend::new(model.clone())), &model);
     let mut first_contact = None;
     for _ in 0..steps {
         let rec = sim.step().unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -140,10 +137,7 @@ fn a_2d_obj_triangle_mesh_lands_on_both_backends() {
         (s.model.dim, s.model.num_nodes(), s.model.triangles.len()),
         (2, 25, 32)
     );
-    let mut sim = Simulation::new(
-        Box::new(CpuBackend::new(s.model.clone())),
-        s.model.solver.clone(),
-    );
+    let mut sim = Simulation::new(Box::new(CpuBackend::new(s.model.clone())), &s.model);
     let mut contact = None;
     for _ in 0..30 {
         let rec = sim.step().unwrap();

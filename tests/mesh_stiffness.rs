@@ -30,10 +30,7 @@ fn sag_in(dim: usize, body: &str, e: &str, center: &str) -> f64 {
     assert!(bottom.len() >= 5, "{body}: {} bottom nodes", bottom.len());
     let mean_y =
         |x: &[f64]| bottom.iter().map(|&i| x[i * dim + 1]).sum::<f64>() / bottom.len() as f64;
-    let mut sim = Simulation::new(
-        Box::new(CpuBackend::new(scene.model.clone())),
-        scene.model.solver.clone(),
-    );
+    let mut sim = Simulation::new(Box::new(CpuBackend::new(scene.model.clone())), &scene.model);
     assert!(
         sim.step().unwrap().converged,
         "{body}: Newton did not converge"

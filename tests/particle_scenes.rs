@@ -72,7 +72,7 @@ fn a_particle_is_one_node_and_its_radius_moves_the_walls() {
 fn a_falling_ball_without_springs_stays_a_radius_above_the_ground() {
     let s = common::scene(BALL);
     let backend = Box::new(CpuBackend::new(s.model.clone()));
-    let mut sim = Simulation::new(backend, s.model.solver.clone());
+    let mut sim = Simulation::new(backend, &s.model);
     let mut lowest = f64::INFINITY;
     for _ in 0..150 {
         let r = sim.step().unwrap();
@@ -94,7 +94,7 @@ fn bundled_3d_balls_run_on_the_cpu() {
     let s = scene::load("balls_3d").unwrap();
     assert_eq!(s.model.dim, 3);
     let backend = Box::new(CpuBackend::new(s.model.clone()));
-    let mut sim = Simulation::new(backend, s.model.solver.clone());
+    let mut sim = Simulation::new(backend, &s.model);
     for _ in 0..s.default_steps.unwrap() {
         let r = sim.step().unwrap();
         assert!(r.min_wall_distance > 0.0);

@@ -184,7 +184,7 @@ fn a_body_at_rest_falls_with_a_small_time_step() {
         let model = sc.model.clone();
         let mut sim = springsim::sim::Simulation::new(
             Box::new(springsim::backend::cpu::CpuBackend::new(model.clone())),
-            model.solver.clone(),
+            &model,
         );
         let y0 = mean_y(&mut sim);
         for _ in 0..100 {

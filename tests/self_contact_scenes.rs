@@ -60,10 +60,7 @@ fn without_self_contact_the_checker_sees_the_squares_pass_through() {
     let mut s = scene::load("scenes/two_squares.toml").unwrap();
     s.model.self_contact.enabled = false;
     let model = s.model.clone();
-    let mut sim = Simulation::new(
-        Box::new(CpuBackend::new(model.clone())),
-        model.solver.clone(),
-    );
+    let mut sim = Simulation::new(Box::new(CpuBackend::new(model.clone())), &model);
     let mut crossed = None;
     for step in 1..=100 {
         sim.step().unwrap();
@@ -190,7 +187,7 @@ fn reference_scenes_are_unchanged_by_self_contact() {
 fn run_with(s: &scene::Scene, on: bool, steps: u64) -> (Vec<f64>, u64) {
     let mut m = s.model.clone();
     m.self_contact.enabled = on;
-    let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), m.solver.clone());
+    let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), &m);
     let mut pairs = 0;
     for _ in 0..steps {
         pairs += sim.step().unwrap().contact_pairs;
@@ -213,7 +210,7 @@ fn disk_drop_no_longer_folds_into_itself() {
     );
     let mut m = model.clone();
     m.self_contact.enabled = false;
-    let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), m.solver.clone());
+    let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), &m);
     let mut crossed = 0;
     for _ in 0..120 {
         sim.step().unwrap();

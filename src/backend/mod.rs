@@ -149,6 +149,17 @@ pub trait Backend: NewtonSystem + Send {
     fn velocities(&mut self) -> Vec<f64>;
     /// Energies and wall distance of the current state.
     fn diagnostics(&mut self) -> Diagnostics;
+    /// Replaces the node velocities (m/s, `nodes × dim`) at a step's end, positions
+    /// unchanged: the restitution law's correction ([`crate::rebound`]) before the
+    /// next step predicts from them. Implicit Euler only (Newmark's acceleration
+    /// would no longer match). `Err` where the backend cannot.
+    fn set_velocities(&mut self, v: &[f64]) -> Result<(), String> {
+        let _ = v;
+        Err(format!(
+            "the {} backend cannot set velocities between steps",
+            self.name()
+        ))
+    }
     /// Recomputes the lagged friction normal forces λ and tangent bases at the
     /// current iterate (the slip stays measured from `xⁿ`) and returns the largest
     /// change of any λ (N); 0 where there is no friction.

@@ -202,7 +202,7 @@ pub fn run_entry(e: &Entry, backend: BenchBackend, o: &BenchOptions) -> BenchRow
         row.gpu_cg_bytes_per_iter =
             bandwidth::cg_iteration_bytes(m.num_nodes(), m.springs.len(), m.dim, mode);
     }
-    let mut sim = Simulation::new(b, scene.model.solver.clone());
+    let mut sim = Simulation::new(b, &scene.model);
     for _ in 0..o.warmup {
         if let Err(err) = sim.step() {
             row.status = format!("failed: warm-up step {}: {err}", sim.steps_taken() + 1);

@@ -64,6 +64,9 @@ pub fn unsupported(model: &Model) -> Option<String> {
     const MEET: &str = " (contact.self_contact=false batches a scene whose bodies cannot meet)";
     let (why, hint) = if matches!(model.solver.preconditioner, P::Mas | P::Multigrid) {
         ("the multilevel preconditioners".to_string(), "")
+    } else if model.restitution.is_some() {
+        // Its correction reads and writes a variant's velocities between steps.
+        ("the restitution law (contact.restitution)".to_string(), "")
     } else if let Some(why) = super::watch::cannot_watch(model) {
         (why, MEET)
     } else if pair_count(model) > MAX_PAIRS {

@@ -62,6 +62,8 @@ pub const STEP_COLUMNS: &[&str] = &[
     "sliding",
     "friction_dissipation",
     "friction_lambda_change",
+    "rebounds",
+    "rebound_work",
     "wall_ms",
 ];
 
@@ -101,7 +103,7 @@ impl StepRow for StepRecord {
     fn csv_row(&self) -> String {
         let r = self;
         format!(
-            "{},{:?},{},{},{},{},{:?},{:?},{:?},{},{},{},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{},{:?},{},{},{:?},{:?},{:.4}",
+            "{},{:?},{},{},{},{},{:?},{:?},{:?},{},{},{},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{},{:?},{},{},{:?},{:?},{},{:?},{:.4}",
             r.step,
             r.time,
             r.newton_iterations,
@@ -129,6 +131,8 @@ impl StepRow for StepRecord {
             r.sliding,
             r.friction_dissipation,
             r.friction_lambda_change,
+            r.rebounds,
+            r.rebound_work,
             r.wall_ms
         )
     }

@@ -28,7 +28,7 @@ impl<S: Deref<Target = Scene> + Clone> Stepper<S> {
     /// `scene` at its initial state on `backend`, and the [`Summary`] of a run that
     /// has taken no step yet.
     pub fn new(scene: S, backend: Box<dyn Backend>) -> (Self, Summary) {
-        let mut sim = Simulation::new(backend, scene.model.solver.clone());
+        let mut sim = Simulation::new(backend, &scene.model);
         let diag0 = sim.backend().diagnostics();
         let (name, device) = (sim.backend().name().into(), sim.backend().device());
         let mut summary = Summary::start(

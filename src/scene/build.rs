@@ -170,15 +170,19 @@ impl Builder<'_> {
         let mut walls = Vec::new();
         let mut implicit_walls = Vec::new();
         let mut friction = self.friction_params(&raw.contact, nonsmooth.is_some())?;
+        let (mut plane_e, mut implicit_e) = (Vec::new(), Vec::new());
         for (i, w) in raw.walls.iter().enumerate() {
             let mu = self.wall_friction(i, w, nonsmooth.is_some())?;
+            let e = self.wall_restitution(&raw, i, nonsmooth.is_some())?;
             if w.kind == format::WallKind::Implicit {
                 let parts = self.implicit_wall(i, w, dim, particle_radius)?;
                 friction.implicit_mu.extend(parts.iter().map(|_| mu));
+                implicit_e.extend(parts.iter().map(|_| e));
                 implicit_walls.extend(parts);
                 continue;
             }
             friction.plane_mu.push(mu);
+            plane_e.push(e);
             self.plane_only(i, w)?;
             let point = self.required(
                 &format!("walls.{i}"),
@@ -225,7 +229,12 @@ impl Builder<'_> {
             tetrahedra: vec![],
             collision: crate::collision::CollisionMesh::new(dim),
             self_contact: self.self_contact_params(&raw.contact, nonsmooth.is_some())?,
+            restitution: None,
         };
+        if nonsmooth.is_none() {
+            plane_e.extend(implicit_e);
+            model.restitution = self.restitution_params(&raw, plane_e, &model)?;
+        }
         for (bi, body) in raw.bodies.iter().enumerate() {
             let first = model.num_nodes();
             self.add_body(&mut model, super::builder::Body { bi, b: body })?;

@@ -83,8 +83,12 @@ pub struct ContactSection {
     pub kappa: Option<f64>,
     /// `book` (default, seed 003) or `ipc`.
     pub barrier: Option<BarrierKind>,
-    /// Restitution coefficient e in [0, 1]; required by the nonsmooth model.
+    /// Restitution coefficient e in [0, 1]: required by the nonsmooth model; with the
+    /// barrier model, the restitution law of every wall and of contact between bodies.
     pub restitution: Option<f64>,
+    /// Barrier model with restitution: the approach speed (m/s) below which a contact
+    /// is resting and gets no bounce; default `2 |g| h`.
+    pub restitution_min_speed: Option<f64>,
     /// Friction: velocity ε_v (m/s) below which friction is static; default 1e-3.
     pub friction_eps_v: Option<f64>,
     /// Contact between and within bodies (IPC self-contact); default true.
@@ -155,6 +159,9 @@ pub struct WallSection {
     pub exponent: Option<f64>,
     /// Friction coefficient μ ≥ 0 (dimensionless); default 0 (frictionless).
     pub friction: Option<f64>,
+    /// Coefficient of restitution e in [0, 1] of this wall (barrier model); default
+    /// `contact.restitution`.
+    pub restitution: Option<f64>,
 }
 
 /// Body generators.

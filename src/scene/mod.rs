@@ -17,6 +17,7 @@ mod name;
 pub mod overrides;
 mod particles;
 pub mod resolved;
+mod restitution;
 mod select;
 mod self_contact;
 mod walls;

@@ -31,15 +31,7 @@ impl Builder<'_> {
         c: &ContactSection,
     ) -> Result<Option<NonsmoothParams>, SceneError> {
         match c.model {
-            ContactModel::Barrier => {
-                if c.restitution.is_some() {
-                    return Err(self.err(
-                        "contact.restitution",
-                        "only the nonsmooth contact model (contact.model = \"nonsmooth\") takes a restitution coefficient",
-                    ));
-                }
-                Ok(None)
-            }
+            ContactModel::Barrier => Ok(None),
             ContactModel::Nonsmooth => {
                 self.reject_given(
                     "contact",
@@ -47,6 +39,7 @@ impl Builder<'_> {
                         ("dhat", c.dhat.is_some()),
                         ("kappa", c.kappa.is_some()),
                         ("barrier", c.barrier.is_some()),
+                        ("restitution_min_speed", c.restitution_min_speed.is_some()),
                     ],
                     |_| "the nonsmooth contact model has no barrier; remove this key".into(),
                 )?;

@@ -110,11 +110,8 @@ pub fn step_beside_cpu_with_stats(
     use springsim::collision::check::intersections;
     use springsim::sim::Simulation;
     let f64_mode = g.precision() == springsim::precision::GpuPrecision::F64;
-    let mut gpu = Simulation::new(Box::new(g), model.solver.clone());
-    let mut cpu = Simulation::new(
-        Box::new(CpuBackend::new(model.clone())),
-        model.solver.clone(),
-    );
+    let mut gpu = Simulation::new(Box::new(g), model);
+    let mut cpu = Simulation::new(Box::new(CpuBackend::new(model.clone())), model);
     let mut pairs_seen = 0;
     for step in 1..=steps {
         let rc = cpu.step().unwrap();

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod bad_scene;
+pub mod bounce;
 pub mod cli;
 pub mod ensemble;
 pub mod gpu_pairs;
@@ -189,6 +190,7 @@ pub fn random_model(n: usize, dim: usize, barrier: &str, seed: u64) -> springsim
         tetrahedra: vec![],
         collision: springsim::collision::CollisionMesh::new(dim),
         self_contact: Default::default(),
+        restitution: None,
     }
 }
 

@@ -42,7 +42,7 @@ pub fn run_checked_each(
     let model = scene.model.clone();
     // The scene's linear solver: `auto` (the default) factors the small ones.
     let backend = CpuBackend::new(model.clone()).with_linear_solver(scene.linear_solver);
-    let mut sim = Simulation::new(Box::new(backend), model.solver.clone());
+    let mut sim = Simulation::new(Box::new(backend), &model);
     let mut records = Vec::new();
     for _ in 0..steps {
         let rec = sim.step().unwrap_or_else(|e| panic!("{}: {e}", scene.name));

@@ -34,11 +34,8 @@ pub fn gpu_follows_cpu(name: &str, scene: Scene, steps: u64) -> Option<f64> {
     let mut model = scene.model;
     model.self_contact.enabled = false;
     let gpu = gpu_backend(model.clone(), Default::default())?;
-    let mut cpu = Simulation::new(
-        Box::new(CpuBackend::new(model.clone())),
-        model.solver.clone(),
-    );
-    let mut gpu = Simulation::new(Box::new(gpu), model.solver.clone());
+    let mut cpu = Simulation::new(Box::new(CpuBackend::new(model.clone())), &model);
+    let mut gpu = Simulation::new(Box::new(gpu), &model);
     let mut worst: f64 = 0.0;
     for step in 1..=steps {
         let rc = cpu.step().unwrap();

@@ -360,6 +360,11 @@ impl Backend for CpuBackend {
         self.v.clone()
     }
 
+    fn set_velocities(&mut self, v: &[f64]) -> Result<(), String> {
+        self.v.copy_from_slice(v);
+        Ok(())
+    }
+
     fn diagnostics(&mut self) -> Diagnostics {
         self.energy_diagnostics()
     }

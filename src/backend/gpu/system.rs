@@ -278,6 +278,11 @@ impl Backend for GpuBackend {
         self.engine.read_vector(|b| &b.v, RealClass::State, 0)
     }
 
+    fn set_velocities(&mut self, v: &[f64]) -> Result<(), String> {
+        self.engine.write_vector(|b| &b.v, RealClass::State, 0, v);
+        Ok(())
+    }
+
     fn diagnostics(&mut self) -> Diagnostics {
         // E and, with friction, the friction statistics, and with contact pairs
         // theirs, in one submission and one read.
