@@ -217,9 +217,6 @@ impl Rebound {
             .map(|(c, t)| t - self.rate(c, v, rigid))
             .collect();
         let j = impulse::least_squares(&a, &b);
-        if std::env::var("RB_DEBUG").is_ok() {
-            eprintln!("targets {targets:?} b {b:?} j {j:?}");
-        }
         let dv = responses.combine(&j);
         // Kinetic energy along v + s Δv: K(s) = K₀ + s p + s² q.
         let (mut p, mut q) = (0.0, 0.0);

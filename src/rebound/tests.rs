@@ -40,7 +40,10 @@ density = 1000.0
 spring_stiffness = 1e6"#;
     let m = model(body, 0.9, 0.01, -9.81);
     let recs = run(&m, 300);
-    assert!(recs.iter().all(|r| r.rebounds == 0), "a resting contact bounced");
+    assert!(
+        recs.iter().all(|r| r.rebounds == 0),
+        "a resting contact bounced"
+    );
     let last = recs.last().unwrap();
     assert!(last.kinetic < 1e-6, "still moving: {} J", last.kinetic);
     assert!(last.min_wall_distance > 0.0 && last.min_wall_distance < 0.01);
@@ -60,21 +63,40 @@ velocity = [0.0, -1.0]"#;
     let start = recs[0].total;
     let mut clamped = false;
     for r in &recs {
-        assert!(r.total <= start * (1.0 + 1e-12), "step {}: {} J > {start} J", r.step, r.total);
+        assert!(
+            r.total <= start * (1.0 + 1e-12),
+            "step {}: {} J > {start} J",
+            r.step,
+            r.total
+        );
         // Bound met: the correction stopped short of the full speed, at the bound.
         clamped |= r.rebounds > 0 && r.barrier > 0.0 && r.kinetic < start * (1.0 - 1e-6);
     }
-    assert!(clamped, "no correction met the bound: the test tests nothing");
+    assert!(
+        clamped,
+        "no correction met the bound: the test tests nothing"
+    );
     let last = recs.last().unwrap();
-    assert!(last.kinetic > 0.999 * start, "the bounce lost {} of {start} J", start - last.kinetic);
+    assert!(
+        last.kinetic > 0.999 * start,
+        "the bounce lost {} of {start} J",
+        start - last.kinetic
+    );
 }
 
 #[test]
 fn without_a_restitution_there_is_no_law() {
-    let mut m = model(r#"generator = "particle"
+    let mut m = model(
+        r#"generator = "particle"
 mass = 1.0
-center = [0.0, 0.5]"#, 0.5, 0.01, -9.81);
+center = [0.0, 0.5]"#,
+        0.5,
+        0.01,
+        -9.81,
+    );
     m.restitution = None;
     assert!(super::Rebound::new(&m, 0.0).is_none());
-    assert!(run(&m, 100).iter().all(|r| r.rebounds == 0 && r.rebound_work == 0.0));
+    assert!(run(&m, 100)
+        .iter()
+        .all(|r| r.rebounds == 0 && r.rebound_work == 0.0));
 }

@@ -1,0 +1,275 @@
+//! The restitution law on bodies: a stiff tet box landing flat (3D), two squares
+//! meeting head-on, boxes at rest that must stay at rest, and seed 002's ball.
+
+mod common;
+
+use common::bounce::{at_edge, body_nodes, centre_velocity, measure};
+use springsim::backend::cpu::CpuBackend;
+use springsim::model::Model;
+use springsim::sim::Simulation;
+
+/// A stiff 0.2 m lattice box (3D, 2×2×2 cells) landing flat at 1 m/s.
+fn tet_box(e: f64) -> Model {
+    common::scene(&format!(
+        r#"
+dimension = 3
+[solver]
+dt = 1e-3
+[contact]
+dhat = 1e-3
+kappa = 1e5
+restitution = {e}
+[[walls]]
+type = "plane"
+point = [0.0, 0.0, 0.0]
+normal = [0.0, 1.0, 0.0]
+[[bodies]]
+generator = "lattice"
+size = [0.2, 0.2, 0.2]
+cells = [2, 2, 2]
+center = [0.0, 0.114, 0.0]
+velocity = [0.0, -1.0, 0.0]
+density = 1000.0
+spring_stiffness = 1e7
+"#
+    ))
+    .model
+}
+
+#[test]
+fn a_stiff_tet_box_landing_flat_bounces_with_e_at_its_centre() {
+    for e in [0.25, 0.5, 0.9] {
+        let m = tet_box(e);
+        let dhat = m.barrier.dhat;
+        let nodes = body_nodes(&m, 0);
+        let run = measure(
+            &m,
+            Box::new(CpuBackend::new(m.clone())),
+            200,
+            |r| r.min_wall_distance < dhat,
+            |v, r| {
+                let d = r.map_or(0.014, |r| r.min_wall_distance);
+                at_edge(
+                    centre_velocity(&m, v, nodes.clone(), 1),
+                    m.gravity[1],
+                    d,
+                    dhat,
+                )
+            },
+        );
+        let b = run.bounces.first().expect("a bounce");
+        eprintln!("tet box e {e}: COR {:.4}", b.cor());
+        assert!(
+            (b.cor() - e).abs() <= 0.03,
+            "e {e}: COR {} ({b:?})",
+            b.cor()
+        );
+    }
+}
+
+/// Two stiff squares, the second three times as dense, meeting head-on without
+/// gravity at 1 m/s each.
+fn head_on(e: f64) -> Model {
+    let square = |x: f64, v: f64, density: f64| {
+        format!(
+            r#"
+[[bodies]]
+generator = "grid"
+size = [0.2, 0.2]
+cells = [2, 2]
+center = [{x}, 0.0]
+velocity = [{v}, 0.0]
+density = {density}
+spring_stiffness = 1e8
+"#
+        )
+    };
+    common::scene(&format!(
+        r#"
+dimension = 2
+[solver]
+dt = 1e-3
+gravity = [0.0, 0.0]
+[contact]
+dhat = 1e-3
+kappa = 1e5
+restitution = {e}
+{}{}"#,
+        square(-0.11, 1.0, 1000.0),
+        square(0.11, -1.0, 3000.0)
+    ))
+    .model
+}
+
+#[test]
+fn two_bodies_of_mass_ratio_three_meet_as_newton_says() {
+    for e in [0.0, 0.5, 0.9, 1.0] {
+        let m = head_on(e);
+        let (a, b) = (body_nodes(&m, 0), body_nodes(&m, 1));
+        let mass = |r: std::ops::Range<usize>| r.map(|i| m.mass[i]).sum::<f64>();
+        let (m1, m2) = (mass(a.clone()), mass(b.clone()));
+        let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), &m);
+        let p0 = m1 * 1.0 - m2 * 1.0;
+        let mut touched = false;
+        let mut last = (0.0, 0.0);
+        for _ in 0..150 {
+            let r = sim.step().unwrap();
+            touched |= r.contact_pairs > 0;
+            let x = sim.backend().positions();
+            let crossing = springsim::collision::check::intersections(&m.collision, &x);
+            assert!(crossing.is_empty(), "step {}: surfaces cross", r.step);
+            let v = sim.backend().velocities();
+            last = (
+                centre_velocity(&m, &v, a.clone(), 0),
+                centre_velocity(&m, &v, b.clone(), 0),
+            );
+            let p = m1 * last.0 + m2 * last.1;
+            assert!((p - p0).abs() < 1e-9 * m2, "momentum {p} against {p0}");
+        }
+        assert!(touched, "they never met");
+        let (v1, v2) = (1.0, -1.0);
+        let want1 = ((m1 - e * m2) * v1 + (1.0 + e) * m2 * v2) / (m1 + m2);
+        let want2 = ((m2 - e * m1) * v2 + (1.0 + e) * m1 * v1) / (m1 + m2);
+        eprintln!(
+            "e {e}: v1' {:.4} ({want1:.4}), v2' {:.4} ({want2:.4})",
+            last.0, last.1
+        );
+        // Relative speed 2 m/s: 3 % of it.
+        assert!(
+            (last.0 - want1).abs() <= 0.06,
+            "e {e}: v1' {} against {want1}",
+            last.0
+        );
+        assert!(
+            (last.1 - want2).abs() <= 0.06,
+            "e {e}: v2' {} against {want2}",
+            last.1
+        );
+    }
+}
+
+/// `count` lattice boxes (0.2 m, 2×2×2 cells) stacked on the ground with friction
+/// 0.5, each set down 1 % of d̂ beyond the contact distance of what is below it.
+fn stack(count: usize) -> Model {
+    let dhat = 0.005;
+    let mut text = format!(
+        r#"
+dimension = 3
+[solver]
+dt = 0.02
+[contact]
+dhat = {dhat}
+kappa = 1e5
+restitution = 0.9
+self_friction = 0.5
+[[walls]]
+type = "plane"
+point = [0.0, 0.0, 0.0]
+normal = [0.0, 1.0, 0.0]
+friction = 0.5
+"#
+    );
+    for k in 0..count {
+        let y = 0.1 + k as f64 * 0.2 + (k + 1) as f64 * 1.01 * dhat;
+        text += &format!(
+            r#"
+[[bodies]]
+generator = "lattice"
+size = [0.2, 0.2, 0.2]
+cells = [2, 2, 2]
+center = [0.0, {y}, 0.0]
+density = 1000.0
+spring_stiffness = 1e6
+"#
+        );
+    }
+    common::scene(&text).model
+}
+
+#[test]
+fn boxes_at_rest_stay_at_rest_for_ten_seconds() {
+    for count in [1, 3] {
+        let m = stack(count);
+        let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), &m);
+        let mut settled = None;
+        for step in 1..=500 {
+            let r = sim.step().unwrap();
+            assert_eq!(
+                r.rebounds, 0,
+                "{count} boxes, step {step}: a resting contact bounced"
+            );
+            if step == 100 {
+                settled = Some(sim.backend().positions());
+            }
+        }
+        let (x0, x) = (settled.unwrap(), sim.backend().positions());
+        let drift = x0
+            .iter()
+            .zip(&x)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        eprintln!("{count} boxes: largest node drift over seconds 2-10 {drift:.2e} m");
+        assert!(drift < 1e-4, "{count} boxes crept {drift} m");
+    }
+}
+
+#[test]
+fn seed_002s_ball_bounces_as_the_nonsmooth_scheme_does() {
+    use springsim::nonsmooth::scheme::seed_ball;
+    let (e, h) = (0.9, 1e-4);
+    let text = format!(
+        r#"
+dimension = 2
+[solver]
+dt = {h}
+tolerance = 1e-6
+[contact]
+dhat = 1e-4
+kappa = 100.0
+restitution = {e}
+[[walls]]
+type = "plane"
+point = [0.0, 0.0]
+normal = [0.0, 1.0]
+[[bodies]]
+generator = "particle"
+mass = 1.0
+center = [0.0, 1.0]
+"#
+    );
+    let m = common::scene(&text).model;
+    let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), &m);
+    let mut ball = seed_ball(1.0, 1.0, 0.0, 9.81, e, h);
+    // Apex heights: the highest point between two landings.
+    let (mut ours, mut theirs) = (vec![], vec![]);
+    let (mut top_a, mut top_b, mut up_a, mut up_b) = (0.0f64, 0.0f64, false, false);
+    for _ in 0..(4.0 / h) as usize {
+        sim.step().unwrap();
+        ball.step();
+        let (ya, va) = (sim.backend().positions()[1], sim.backend().velocities()[1]);
+        let (yb, vb) = (ball.u[0], ball.v[0]);
+        for (y, v, top, up, list) in [
+            (ya, va, &mut top_a, &mut up_a, &mut ours),
+            (yb, vb, &mut top_b, &mut up_b, &mut theirs),
+        ] {
+            if v > 0.0 {
+                *up = true;
+                *top = top.max(y);
+            } else if *up {
+                list.push(*top);
+                *up = false;
+                *top = 0.0;
+            }
+        }
+    }
+    eprintln!("apex heights, restitution law: {ours:?}");
+    eprintln!("apex heights, nonsmooth scheme: {theirs:?}");
+    assert!(ours.len() >= 4 && theirs.len() >= 4, "too few bounces");
+    for (k, (a, b)) in ours.iter().zip(&theirs).take(4).enumerate() {
+        assert!(
+            (a - b).abs() <= 0.01 * b,
+            "bounce {}: {a} m against {b} m",
+            k + 1
+        );
+    }
+}
