@@ -273,3 +273,46 @@ center = [0.0, 1.0]
         );
     }
 }
+
+/// Three stiff squares in a row without gravity, the first moving at 1 m/s onto the
+/// other two, each gap 5 d̂: a Newton's cradle whose contacts come one at a time.
+#[test]
+fn a_newtons_cradle_of_three_passes_the_momentum_on() {
+    let square = |x: f64, v: f64| {
+        format!(
+            "[[bodies]]\ngenerator = \"grid\"\nsize = [0.1, 0.1]\ncells = [2, 2]\n\
+             center = [{x}, 0.0]\nvelocity = [{v}, 0.0]\ndensity = 1000.0\n\
+             spring_stiffness = 1e8\n"
+        )
+    };
+    let gap = 0.1 + 5e-3;
+    let m = common::scene(&format!(
+        "dimension = 2\n[solver]\ndt = 1e-3\ngravity = [0.0, 0.0]\n\
+         [contact]\ndhat = 1e-3\nkappa = 1e5\nrestitution = 1.0\n{}{}{}",
+        square(-gap, 1.0),
+        square(0.0, 0.0),
+        square(gap, 0.0)
+    ))
+    .model;
+    let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), &m);
+    let d = sim.backend().diagnostics();
+    let energy0 = d.kinetic + d.gravity + d.elastic + d.barrier;
+    for _ in 0..60 {
+        let r = sim.step().unwrap();
+        assert!(
+            r.total <= energy0 * (1.0 + 1e-9),
+            "step {}: energy rose",
+            r.step
+        );
+    }
+    let v = sim.backend().velocities();
+    let speeds: Vec<f64> = (0..3)
+        .map(|b| centre_velocity(&m, &v, body_nodes(&m, b), 0))
+        .collect();
+    eprintln!("cradle: centre velocities {speeds:?}");
+    assert!(
+        speeds[0].abs() < 0.03 && speeds[1].abs() < 0.03,
+        "{speeds:?}"
+    );
+    assert!((speeds[2] - 1.0).abs() < 0.03, "{speeds:?}");
+}

@@ -230,3 +230,81 @@ fn a_stiff_square_landing_on_a_corner_bounces_as_a_rigid_body() {
         }
     }
 }
+
+/// Seed 004's balls in their containers (circle, diamond, sextic) with e: each
+/// bounce's normal velocity, read along the wall's gradient at the impact and taken
+/// at d̂ under gravity, comes back as −e times.
+#[test]
+fn balls_in_seed_004s_containers_bounce_with_e() {
+    for shape in ["circle", "diamond", "sextic"] {
+        let e = 0.8;
+        let text = format!(
+            r#"
+dimension = 2
+[solver]
+dt = 1e-3
+gravity = [0.0, -9.8]
+tolerance = 1e-6
+[contact]
+dhat = 0.01
+kappa = 1e4
+barrier = "ipc"
+restitution = {e}
+[[walls]]
+type = "implicit"
+shape = "{shape}"
+radius = 15.0
+[[bodies]]
+generator = "particle"
+mass = 1.0
+radius = 0.3
+count = 3
+seed = 4
+spread = [8.0, 8.0]
+speed = 5.0
+"#
+        );
+        let m = common::scene(&text).model;
+        let wall = &m.implicit_walls;
+        let dhat = m.barrier.dhat;
+        let mut sim = springsim::sim::Simulation::new(Box::new(CpuBackend::new(m.clone())), &m);
+        // Per ball: the wall part it is near, and its normal rate at d̂ before.
+        let n = m.num_nodes();
+        let mut open: Vec<Option<(usize, f64)>> = vec![None; n];
+        let (mut x_prev, mut v_prev) = (m.x0.clone(), m.v0.clone());
+        let mut cors = vec![];
+        for _ in 0..4000 {
+            sim.step().unwrap();
+            let (x, v) = (sim.backend().positions(), sim.backend().velocities());
+            for i in 0..n {
+                let (xi, vi) = (&x[2 * i..2 * i + 2], &v[2 * i..2 * i + 2]);
+                let near = wall.iter().position(|w| w.distance(xi) < dhat);
+                match (open[i], near) {
+                    (None, Some(k)) => {
+                        let (xp, vp) = (&x_prev[2 * i..2 * i + 2], &v_prev[2 * i..2 * i + 2]);
+                        let d = wall[k].dual(xp);
+                        let rate = d.g[0] * vp[0] + d.g[1] * vp[1];
+                        let a = d.g[1] * m.gravity[1];
+                        open[i] = Some((k, at_edge(rate, a, d.v, dhat)));
+                    }
+                    (Some((k, v_in)), None) => {
+                        let d = wall[k].dual(xi);
+                        let rate = d.g[0] * vi[0] + d.g[1] * vi[1];
+                        let a = d.g[1] * m.gravity[1];
+                        cors.push(-at_edge(rate, a, d.v, dhat) / v_in);
+                        open[i] = None;
+                    }
+                    _ => {}
+                }
+            }
+            (x_prev, v_prev) = (x, v);
+        }
+        let worst = cors.iter().map(|c| (c - e).abs()).fold(0.0, f64::max);
+        eprintln!(
+            "{shape}: {} bounces, worst |COR − e| {worst:.2e}",
+            cors.len()
+        );
+        assert!(cors.len() >= 3, "{shape}: only {} bounces", cors.len());
+        assert!(worst <= 0.01, "{shape}: {cors:?}");
+    }
+}

@@ -7,27 +7,49 @@
 use crate::model::Model;
 use glam::{DMat3, DVec3};
 
-/// Which body each node belongs to.
+/// The rigid bodies of a model: its nodes joined by springs (a scene body of many
+/// particles is as many bodies; a mesh in two pieces, two).
 pub struct Bodies {
-    /// Per body, its node range.
-    ranges: Vec<std::ops::Range<usize>>,
+    /// Per body, its nodes in increasing order.
+    members: Vec<Vec<usize>>,
     /// Per node, its body.
     body_of: Vec<u32>,
 }
 
 impl Bodies {
-    /// The bodies of `model`.
+    /// The bodies of `model`: the connected components of its spring graph.
     pub fn new(model: &Model) -> Self {
-        let mut body_of = vec![0u32; model.num_nodes()];
-        let ranges: Vec<_> = model
-            .bodies
-            .iter()
-            .map(|b| b.first_node..b.first_node + b.nodes)
-            .collect();
-        for (bi, r) in ranges.iter().enumerate() {
-            body_of[r.clone()].iter_mut().for_each(|b| *b = bi as u32);
+        let n = model.num_nodes();
+        let mut parent: Vec<usize> = (0..n).collect();
+        fn root(parent: &mut [usize], mut i: usize) -> usize {
+            while parent[i] != i {
+                parent[i] = parent[parent[i]];
+                i = parent[i];
+            }
+            i
         }
-        Self { ranges, body_of }
+        for s in &model.springs {
+            let (a, b) = (
+                root(&mut parent, s.a as usize),
+                root(&mut parent, s.b as usize),
+            );
+            if a != b {
+                parent[a.max(b)] = a.min(b);
+            }
+        }
+        let mut body_of = vec![0u32; n];
+        let mut index = vec![u32::MAX; n];
+        let mut members: Vec<Vec<usize>> = Vec::new();
+        for i in 0..n {
+            let r = root(&mut parent, i);
+            if index[r] == u32::MAX {
+                index[r] = members.len() as u32;
+                members.push(Vec::new());
+            }
+            body_of[i] = index[r];
+            members[index[r] as usize].push(i);
+        }
+        Self { members, body_of }
     }
 
     /// The body of node `i`.
@@ -41,14 +63,14 @@ impl Bodies {
     pub fn rigid(&self, model: &Model, x: &[f64], v: &[f64]) -> Vec<f64> {
         let mut out = v.to_vec();
         for r in self.free(model) {
-            let f = Frame::of(model, x, r.clone());
+            let f = Frame::of(model, x, r);
             let (mut p, mut l) = (DVec3::ZERO, DVec3::ZERO);
-            for i in r.clone() {
+            for &i in r {
                 let u = model.mass[i] * at(v, model.dim, i);
                 p += u;
                 l += (at(x, model.dim, i) - f.centre).cross(u);
             }
-            f.write(model, x, r.clone(), p, l, &mut out);
+            f.write(model, x, r, p, l, &mut out);
         }
         out
     }
@@ -61,37 +83,41 @@ impl Bodies {
         let own = self.rigid(model, x, y);
         let mut out: Vec<f64> = y.iter().zip(&own).map(|(a, b)| a - b).collect();
         let mut response = vec![0.0; y.len()];
+        let dim = model.dim;
         for r in self.free(model) {
-            let f = Frame::of(model, x, r.clone());
+            let f = Frame::of(model, x, r);
             let (mut p, mut l) = (DVec3::ZERO, DVec3::ZERO);
-            for i in r.clone() {
-                let u = at(g, model.dim, i);
+            for &i in r {
+                let u = at(g, dim, i);
                 p += u;
-                l += (at(x, model.dim, i) - f.centre).cross(u);
+                l += (at(x, dim, i) - f.centre).cross(u);
             }
-            f.write(model, x, r.clone(), p, l, &mut response);
-        }
-        for r in self.free(model) {
-            let dim = model.dim;
-            for k in r.start * dim..r.end * dim {
-                out[k] += response[k];
+            f.write(model, x, r, p, l, &mut response);
+            for &i in r {
+                for k in i * dim..(i + 1) * dim {
+                    out[k] += response[k];
+                }
             }
         }
-        for r in self.ranges.iter().filter(|r| !is_free(model, r)) {
-            let dim = model.dim;
-            out[r.start * dim..r.end * dim].copy_from_slice(&y[r.start * dim..r.end * dim]);
+        for r in self.members.iter().filter(|r| !is_free(model, r)) {
+            for &i in r {
+                out[i * dim..(i + 1) * dim].copy_from_slice(&y[i * dim..(i + 1) * dim]);
+            }
         }
         out
     }
 
     /// The bodies that move as rigid bodies when free: more than one node, none fixed.
-    fn free<'a>(&'a self, model: &'a Model) -> impl Iterator<Item = &'a std::ops::Range<usize>> {
-        self.ranges.iter().filter(move |r| is_free(model, r))
+    fn free<'a>(&'a self, model: &'a Model) -> impl Iterator<Item = &'a [usize]> {
+        self.members
+            .iter()
+            .filter(move |r| is_free(model, r))
+            .map(Vec::as_slice)
     }
 }
 
-fn is_free(model: &Model, r: &std::ops::Range<usize>) -> bool {
-    r.len() >= 2 && !r.clone().any(|i| model.fixed[i])
+fn is_free(model: &Model, r: &[usize]) -> bool {
+    r.len() >= 2 && !r.iter().any(|&i| model.fixed[i])
 }
 
 /// Node `i` of `s` as a 3-vector (z = 0 in 2D).
@@ -108,15 +134,15 @@ struct Frame {
 }
 
 impl Frame {
-    fn of(model: &Model, x: &[f64], r: std::ops::Range<usize>) -> Self {
+    fn of(model: &Model, x: &[f64], r: &[usize]) -> Self {
         let (mut mass, mut c) = (0.0, DVec3::ZERO);
-        for i in r.clone() {
+        for &i in r {
             mass += model.mass[i];
             c += model.mass[i] * at(x, model.dim, i);
         }
         let centre = c / mass;
         let mut inertia = DMat3::ZERO;
-        for i in r {
+        for &i in r {
             let d = at(x, model.dim, i) - centre;
             let id = DMat3::from_diagonal(DVec3::splat(d.length_squared()));
             inertia += model.mass[i] * (id - outer(d, d));
@@ -130,15 +156,7 @@ impl Frame {
 
     /// Writes the rigid velocity with momentum `p` and angular momentum `l` into
     /// the nodes `r` of `out`.
-    fn write(
-        &self,
-        model: &Model,
-        x: &[f64],
-        r: std::ops::Range<usize>,
-        p: DVec3,
-        l: DVec3,
-        out: &mut [f64],
-    ) {
+    fn write(&self, model: &Model, x: &[f64], r: &[usize], p: DVec3, l: DVec3, out: &mut [f64]) {
         let dim = model.dim;
         let vel = p / self.mass;
         let i = &self.inertia;
@@ -151,7 +169,7 @@ impl Frame {
             let eps = 1e-12 * (i.x_axis.x + i.y_axis.y + i.z_axis.z);
             (*i + DMat3::from_diagonal(DVec3::splat(eps.max(f64::MIN_POSITIVE)))).inverse() * l
         };
-        for k in r {
+        for &k in r {
             let u = vel + w.cross(at(x, dim, k) - self.centre);
             out[k * dim..(k + 1) * dim].copy_from_slice(&u.to_array()[..dim]);
         }
