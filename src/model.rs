@@ -237,6 +237,10 @@ pub struct RestitutionParams {
     pub walls: Vec<Option<f64>>,
     /// e between collision primitives (bodies against bodies and themselves).
     pub pairs: Option<f64>,
+    /// e of each scene body's contacts, where the body sets one (in
+    /// [`Model::bodies`] order): against a wall it replaces the wall's, between two
+    /// bodies the pair takes the mean of theirs (each falling back to `pairs`).
+    pub bodies: Vec<Option<f64>>,
     /// Approach speed (m/s, of the contact's distance) below which a contact is
     /// resting and gets no bounce; default `2 |g| h`.
     pub min_speed: f64,

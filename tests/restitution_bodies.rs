@@ -316,3 +316,46 @@ fn a_newtons_cradle_of_three_passes_the_momentum_on() {
     );
     assert!((speeds[2] - 1.0).abs() < 0.03, "{speeds:?}");
 }
+
+/// The bundled scene: three disks with their own e, side by side; each body's first
+/// bounce, on its centre of mass, comes back with its own e.
+#[test]
+fn the_bundled_disks_each_bounce_with_their_own_e() {
+    let m = springsim::scene::load("restitution_balls").unwrap().model;
+    let e = m.restitution.as_ref().unwrap().bodies.clone();
+    let (dim, dhat, g) = (m.dim, m.barrier.dhat, m.gravity[1]);
+    let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), &m);
+    let low = |x: &[f64], b: usize| {
+        body_nodes(&m, b)
+            .map(|i| x[i * dim + 1])
+            .fold(f64::INFINITY, f64::min)
+    };
+    let mut last: Vec<(f64, f64)> = (0..3)
+        .map(|b| {
+            (
+                centre_velocity(&m, &m.v0, body_nodes(&m, b), 1),
+                low(&m.x0, b),
+            )
+        })
+        .collect();
+    let mut v_in = [None; 3];
+    let mut cor = [None; 3];
+    for _ in 0..700 {
+        sim.step().unwrap();
+        let (x, v) = (sim.backend().positions(), sim.backend().velocities());
+        for b in 0..3 {
+            let (vc, d) = (centre_velocity(&m, &v, body_nodes(&m, b), 1), low(&x, b));
+            match (v_in[b], cor[b]) {
+                (None, _) if d < dhat => v_in[b] = Some(at_edge(last[b].0, g, last[b].1, dhat)),
+                (Some(vi), None) if d >= dhat => cor[b] = Some(-at_edge(vc, g, d, dhat) / vi),
+                _ => {}
+            }
+            last[b] = (vc, d);
+        }
+    }
+    for b in 0..3 {
+        let (want, got) = (e[b].unwrap(), cor[b].expect("a bounce"));
+        eprintln!("disk {b}: e {want}, first bounce COR {got:.4}");
+        assert!((got - want).abs() <= 0.03, "disk {b}: {got} against {want}");
+    }
+}

@@ -21,6 +21,7 @@ fn a_wall_takes_its_own_e_and_the_rest_the_contact_one() {
         .unwrap();
     assert_eq!(p.walls, vec![Some(0.9), Some(0.5)]);
     assert_eq!(p.pairs, Some(0.5));
+    assert_eq!(p.bodies, vec![None]);
     assert!(
         (p.min_speed - 2.0 * 9.81 * 0.01).abs() < 1e-12,
         "{}",
@@ -37,6 +38,17 @@ fn a_wall_takes_its_own_e_and_the_rest_the_contact_one() {
         .restitution
         .unwrap();
     assert_eq!((p.walls, p.pairs), (vec![Some(0.3)], None));
+    // A body's e alone.
+    let text = GOOD.replace("density = 1000.0", "density = 1000.0\nrestitution = 0.7");
+    let p = scene::parse(&text, "t.toml", "t")
+        .unwrap()
+        .model
+        .restitution
+        .unwrap();
+    assert_eq!(
+        (p.walls, p.pairs, p.bodies),
+        (vec![None], None, vec![Some(0.7)])
+    );
     // None at all: no law.
     assert!(scene::parse(GOOD, "t.toml", "t")
         .unwrap()
@@ -60,6 +72,13 @@ fn restitution_keys_are_checked() {
             "normal = [0.0, 1.0]\nrestitution = -0.1",
             "walls[0].restitution",
             11,
+            "between 0 and 1",
+        ),
+        (
+            "density = 1000.0",
+            "density = 1000.0\nrestitution = 2",
+            "bodies[0].restitution",
+            16,
             "between 0 and 1",
         ),
         (

@@ -74,7 +74,7 @@ fn wall_contact(
     wall: u32,
     x: &[f64],
 ) -> Option<Contact> {
-    let e = params.walls.get(wall as usize).copied().flatten()?;
+    let e = body_e(model, params, node).or(params.walls.get(wall as usize).copied().flatten())?;
     let dim = model.dim;
     let i = node as usize;
     let xi = &x[i * dim..(i + 1) * dim];
@@ -100,16 +100,29 @@ fn wall_contact(
     })
 }
 
-/// The pair `pair` at `x`; `None` where the pairs have no e or the primitives touch.
+/// The e of node `node`'s scene body, where it sets one.
+fn body_e(model: &Model, params: &RestitutionParams, node: u32) -> Option<f64> {
+    let i = node as usize;
+    let b = model
+        .bodies
+        .partition_point(|b| b.first_node + b.nodes <= i);
+    params.bodies.get(b).copied().flatten()
+}
+
+/// The pair `pair` at `x`; `None` where neither side has an e or the primitives touch.
 fn pair_contact(
     model: &Model,
     params: &RestitutionParams,
     pair: Pair,
     x: &[f64],
 ) -> Option<Contact> {
-    let e = params.pairs?;
     let mesh = &model.collision;
     let (nodes, k, s) = stacked(mesh, x, pair);
+    let side = |node: u32| body_e(model, params, node).or(params.pairs);
+    let e = match (side(nodes[0]), side(nodes[k - 1])) {
+        (Some(a), Some(b)) => 0.5 * (a + b),
+        (a, b) => a.or(b)?,
+    };
     let der = distance_derivatives(pair.kind, mesh.dim, &s);
     let d = der.value.max(0.0).sqrt();
     if d <= 0.0 || !d.is_finite() {
@@ -149,7 +162,8 @@ pub fn near(
     let dhat = model.barrier.dhat;
     let mut out = Vec::new();
     let n_walls = walls(model).count() as u32;
-    if params.walls.iter().any(Option::is_some) {
+    let any = |v: &[Option<f64>]| v.iter().any(Option::is_some);
+    if any(&params.walls) || any(&params.bodies) {
         for node in 0..model.num_nodes() as u32 {
             if model.fixed[node as usize] {
                 continue;
@@ -164,7 +178,10 @@ pub fn near(
         }
     }
     let mesh = &model.collision;
-    if params.pairs.is_some() && model.self_contact.enabled && !mesh.is_empty() {
+    if (params.pairs.is_some() || any(&params.bodies))
+        && model.self_contact.enabled
+        && !mesh.is_empty()
+    {
         let motion = Motion { x, sweep: None };
         for pair in candidates(mesh, motion, dhat, excluded) {
             if let Some(c) = pair_contact(model, params, pair, x) {

@@ -20,12 +20,16 @@ pub enum IntegratorChoice {
     Newmark,
     /// Both, one line each.
     Both,
+    /// Implicit Euler with the restitution law asking for `--restitution`.
+    Law,
+    /// Euler, Newmark and the law, one line each.
+    All,
 }
 
 /// Arguments of `springsim restitution` (defaults: seed 000's setup).
 #[derive(Clone, Debug, clap::Args)]
 pub struct RestitutionArgs {
-    /// Sweep one parameter: NAME=V1,V2,… with NAME one of h, dhat, kappa, tol, v0.
+    /// Sweep one parameter: NAME=V1,V2,… with NAME one of h, dhat, kappa, tol, v0, e.
     /// May be given several times, once per parameter; each sweep varies one parameter
     /// from the base values.
     #[arg(
@@ -55,6 +59,10 @@ pub struct RestitutionArgs {
     /// Barrier activation distance d̂ (m).
     #[arg(long, default_value_t = 1e-3, allow_hyphen_values = true)]
     pub dhat: f64,
+    /// The coefficient of restitution the law asks for (`--integrator law` or `all`;
+    /// sweep it with `--sweep e=…`).
+    #[arg(long, default_value_t = 0.5, allow_hyphen_values = true)]
+    pub restitution: f64,
     /// Barrier stiffness κ, added without h² as in the seed.
     #[arg(long, default_value_t = 100.0, allow_hyphen_values = true)]
     pub kappa: f64,
@@ -99,6 +107,7 @@ fn run(args: &RestitutionArgs) -> Result<(), (u8, String)> {
         tol: args.tol,
         duration: args.duration,
         scheme: Scheme::Euler,
+        e: args.restitution,
     };
     base.validate().map_err(|e| (2, format!("--{e}")))?;
     if args.sweeps.is_empty() {
@@ -109,6 +118,8 @@ fn run(args: &RestitutionArgs) -> Result<(), (u8, String)> {
         IntegratorChoice::Euler => &[Scheme::Euler],
         IntegratorChoice::Newmark => &[Scheme::Newmark],
         IntegratorChoice::Both => &[Scheme::Euler, Scheme::Newmark],
+        IntegratorChoice::Law => &[Scheme::Law],
+        IntegratorChoice::All => &[Scheme::Euler, Scheme::Newmark, Scheme::Law],
     };
     let mut sweeps: Vec<(String, Option<Sweep>)> = Vec::new();
     for (k, s) in args.sweeps.iter().enumerate() {
@@ -162,7 +173,7 @@ fn run(args: &RestitutionArgs) -> Result<(), (u8, String)> {
             }
         }
         let swept = (name != "single").then_some(sweep.param);
-        let fixed = fixed_text(&base, swept);
+        let fixed = fixed_text(&base, swept, schemes.contains(&Scheme::Law));
         let mut files = vec![
             write_table(&args.out, name, &runs).map_err(|e| (1, e))?,
             write_trajectories(&args.out, name, &runs).map_err(|e| (1, e))?,

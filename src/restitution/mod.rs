@@ -8,6 +8,7 @@
 
 pub mod barrier;
 pub mod cli;
+pub mod law;
 pub mod measure;
 pub mod newton;
 pub mod particle;

@@ -29,6 +29,9 @@ pub enum Scheme {
     Euler,
     /// Newmark β = ¼, γ = ½ (trapezoidal, energy-conserving without contact).
     Newmark,
+    /// Implicit Euler with the restitution law asking for `e` (the simulator's own
+    /// step: [`super::law`]).
+    Law,
 }
 
 impl fmt::Display for Scheme {
@@ -36,6 +39,7 @@ impl fmt::Display for Scheme {
         f.write_str(match self {
             Scheme::Euler => "euler",
             Scheme::Newmark => "newmark",
+            Scheme::Law => "law",
         })
     }
 }
@@ -63,6 +67,8 @@ pub struct ParticleParams {
     pub duration: f64,
     /// Time integrator.
     pub scheme: Scheme,
+    /// The coefficient of restitution the law asks for (`Scheme::Law` only).
+    pub e: f64,
 }
 
 impl Default for ParticleParams {
@@ -78,6 +84,7 @@ impl Default for ParticleParams {
             tol: 1e-5,
             duration: 10.0,
             scheme: Scheme::Euler,
+            e: 0.5,
         }
     }
 }
@@ -101,6 +108,9 @@ impl ParticleParams {
             if !(v.is_finite() && v > 0.0) {
                 return Err(format!("{name} must be a positive finite number, got {v}"));
             }
+        }
+        if !(0.0..=1.0).contains(&self.e) {
+            return Err(format!("e must be between 0 and 1, got {}", self.e));
         }
         for (name, v) in [("v0", self.v0), ("g", self.g)] {
             if !v.is_finite() {
@@ -187,6 +197,9 @@ pub struct Trajectory {
 /// Runs the experiment with `p` (validated first).
 pub fn simulate(p: &ParticleParams) -> Result<Trajectory, String> {
     p.validate()?;
+    if p.scheme == Scheme::Law {
+        return super::law::simulate(p);
+    }
     let (m, h, g, dhat, kappa) = (p.m, p.h, p.g, p.dhat, p.kappa);
     let mut tr = Trajectory::default();
     let (mut x, mut v) = (p.x0, p.v0);
@@ -210,6 +223,7 @@ pub fn simulate(p: &ParticleParams) -> Result<Trajectory, String> {
                     p.tol,
                 )
             }
+            Scheme::Law => unreachable!("the law runs in super::law"),
             Scheme::Newmark => {
                 let xhat = x + h * v + 0.25 * h * h * a;
                 let (c, w) = (0.25 * h * h, 0.25 * kappa);
@@ -227,7 +241,7 @@ pub fn simulate(p: &ParticleParams) -> Result<Trajectory, String> {
             }
         };
         match p.scheme {
-            Scheme::Euler => v = (r.x - x) / h,
+            Scheme::Euler | Scheme::Law => v = (r.x - x) / h,
             Scheme::Newmark => {
                 let xhat = x + h * v + 0.25 * h * h * a;
                 let a_new = 4.0 / (h * h) * (r.x - xhat);

@@ -256,11 +256,11 @@ pub fn write_plots(
 }
 
 /// The parameters other than the swept one, as `h=0.001, dhat=0.001, …` for titles.
-pub fn fixed_text(base: &ParticleParams, swept: Option<super::sweep::Param>) -> String {
+pub fn fixed_text(base: &ParticleParams, swept: Option<super::sweep::Param>, law: bool) -> String {
     use super::sweep::Param;
     let mut parts: Vec<String> = Param::ALL
         .iter()
-        .filter(|(p, _)| Some(*p) != swept)
+        .filter(|(p, _)| Some(*p) != swept && (law || *p != Param::E))
         .map(|(p, n)| format!("{n}={}", fmt_g(p.get(base))))
         .collect();
     if base.g != 0.0 {

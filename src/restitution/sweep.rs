@@ -18,16 +18,18 @@ pub enum Param {
     Tol,
     /// Initial (impact) velocity v₀ (m/s, negative downwards).
     V0,
+    E,
 }
 
 impl Param {
     /// Every sweepable parameter, with the name used on the command line.
-    pub const ALL: [(Param, &'static str); 5] = [
+    pub const ALL: [(Param, &'static str); 6] = [
         (Param::H, "h"),
         (Param::Dhat, "dhat"),
         (Param::Kappa, "kappa"),
         (Param::Tol, "tol"),
         (Param::V0, "v0"),
+        (Param::E, "e"),
     ];
 
     /// The command-line name (`h`, `dhat`, `kappa`, `tol`, `v0`).
@@ -40,7 +42,7 @@ impl Param {
 
     /// Whether plots put this parameter on a logarithmic axis.
     pub fn log_scale(self) -> bool {
-        self != Param::V0
+        !matches!(self, Param::V0 | Param::E)
     }
 
     /// `base` with this parameter set to `value`.
@@ -52,6 +54,7 @@ impl Param {
             Param::Kappa => p.kappa = value,
             Param::Tol => p.tol = value,
             Param::V0 => p.v0 = value,
+            Param::E => p.e = value,
         }
         p
     }
@@ -64,6 +67,7 @@ impl Param {
             Param::Kappa => p.kappa,
             Param::Tol => p.tol,
             Param::V0 => p.v0,
+            Param::E => p.e,
         }
     }
 }

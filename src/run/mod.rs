@@ -9,6 +9,7 @@
 
 pub mod barrier;
 pub mod device_totals;
+pub mod first_rebound;
 pub mod nonsmooth;
 pub mod plots;
 mod solver_label;

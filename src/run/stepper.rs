@@ -22,6 +22,8 @@ pub struct Stepper<S> {
     /// Seconds spent stepping so far (without outputs).
     pub stepping: f64,
     consecutive_stalls: u64,
+    /// The first rebound's measurement, where the velocities come at no cost.
+    rebound: Option<super::first_rebound::Watch>,
 }
 
 impl<S: Deref<Target = Scene> + Clone> Stepper<S> {
@@ -40,11 +42,17 @@ impl<S: Deref<Target = Scene> + Clone> Stepper<S> {
             diag0.min_wall_distance,
         );
         summary.record_pairs(0, diag0.contact_pairs, diag0.min_pair_distance);
+        // A GPU run would pay a readback per step for it; the law reads them anyway.
+        let cheap = sim.backend().name() == "cpu" || scene.model.restitution.is_some();
+        let rebound = cheap
+            .then(|| super::first_rebound::Watch::new(&scene.model))
+            .flatten();
         let stepper = Self {
             scene,
             sim,
             stepping: 0.0,
             consecutive_stalls: 0,
+            rebound,
         };
         (stepper, summary)
     }
@@ -58,6 +66,13 @@ impl<S: Deref<Target = Scene> + Clone> Stepper<S> {
         let rec = step_or_hand_over(&mut self.sim, &mut summary.device)?;
         self.stepping += t0.elapsed().as_secs_f64();
         accumulate(summary, &rec, self.scene.model.barrier.dhat);
+        if let Some(w) = self.rebound.as_mut().filter(|w| !w.done()) {
+            let b = self.sim.backend();
+            let v = b.velocities();
+            let model = &self.scene.model;
+            w.after_step(model, rec.step, || b.positions(), &v, rec.min_wall_distance);
+            summary.first_rebound = w.found.clone();
+        }
         if summary.self_contact {
             // "completed" means nothing passed through anything: verified, not assumed.
             let checking = Instant::now();

@@ -125,6 +125,11 @@ pub struct Summary {
     pub intersection_checked_steps: u64,
     /// Seconds those checks took (outside the stepping time of `ms_per_step`).
     pub intersection_check_seconds: f64,
+    /// The first rebound off the walls, on the centre of mass
+    /// ([`super::first_rebound`]): measured on the CPU backend and wherever the
+    /// restitution law runs (which reads the velocities anyway); `null` elsewhere
+    /// and before any contact.
+    pub first_rebound: Option<super::first_rebound::FirstRebound>,
 }
 
 impl Summary {
@@ -186,6 +191,7 @@ impl Summary {
             first_pair_contact_step: None,
             intersection_checked_steps: 0,
             intersection_check_seconds: 0.0,
+            first_rebound: None,
             contact_costs: Default::default(),
         }
     }

@@ -234,6 +234,8 @@ impl Builder<'_> {
         if nonsmooth.is_none() {
             plane_e.extend(implicit_e);
             model.restitution = self.restitution_params(&raw, plane_e, &model)?;
+        } else {
+            self.nonsmooth_body_restitution(&raw)?;
         }
         for (bi, body) in raw.bodies.iter().enumerate() {
             let first = model.num_nodes();

@@ -237,6 +237,10 @@ pub struct BodySection {
     /// Barrier weight per node: `"boundary"` (default: contact surface measure split over
     /// the surface nodes, applied to every node as in seed 003) or a number (m or m²).
     pub contact_area: Option<toml::Value>,
+    /// Coefficient of restitution e in [0, 1] of this body's contacts (barrier
+    /// model): with walls in place of the wall's e, with other bodies the mean of
+    /// the two bodies' e (each defaulting to `contact.restitution`).
+    pub restitution: Option<f64>,
     /// Body-local indices of fixed nodes.
     #[serde(default)]
     pub fixed: Vec<i64>,

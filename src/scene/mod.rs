@@ -96,6 +96,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenes/obj_cloth_drape.toml"),
     ),
     ("disk_drop", include_str!("../../scenes/disk_drop.toml")),
+    (
+        "restitution_balls",
+        include_str!("../../scenes/restitution_balls.toml"),
+    ),
     ("two_squares", include_str!("../../scenes/two_squares.toml")),
     ("tet_stack", include_str!("../../scenes/tet_stack.toml")),
     ("cloth_pile", include_str!("../../scenes/cloth_pile.toml")),

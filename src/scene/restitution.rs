@@ -22,7 +22,7 @@ impl Builder<'_> {
     }
 
     /// `walls.i.restitution`, or `contact.restitution` where the wall has none; with
-    /// the nonsmooth model a wall takes none of its own.
+    /// the nonsmooth model a wall (and a body) takes none of its own.
     pub(super) fn wall_restitution(
         &self,
         raw: &SceneFile,
@@ -42,6 +42,17 @@ impl Builder<'_> {
             .or(raw.contact.restitution))
     }
 
+    /// Refuses a body's own e with the nonsmooth model (it has one e for all).
+    pub(super) fn nonsmooth_body_restitution(&self, raw: &SceneFile) -> Result<(), SceneError> {
+        match raw.bodies.iter().position(|b| b.restitution.is_some()) {
+            Some(b) => Err(self.err(
+                &format!("bodies.{b}.restitution"),
+                "the nonsmooth model has one restitution for every contact: contact.restitution",
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// The restitution law of a barrier scene, `None` where no contact has an e;
     /// `walls` are the walls' e in the contact layer's order. Needs implicit Euler.
     pub(super) fn restitution_params(
@@ -51,8 +62,13 @@ impl Builder<'_> {
         model: &Model,
     ) -> Result<Option<RestitutionParams>, SceneError> {
         let pairs = self.restitution_value("contact.restitution", raw.contact.restitution)?;
+        let mut bodies = Vec::new();
+        for (i, b) in raw.bodies.iter().enumerate() {
+            bodies.push(self.restitution_value(&format!("bodies.{i}.restitution"), b.restitution)?);
+        }
         let min_speed = raw.contact.restitution_min_speed;
-        if pairs.is_none() && walls.iter().all(Option::is_none) {
+        let none = |v: &[Option<f64>]| v.iter().all(Option::is_none);
+        if pairs.is_none() && none(&walls) && none(&bodies) {
             if min_speed.is_some() {
                 return Err(self.err(
                     "contact.restitution_min_speed",
@@ -64,10 +80,13 @@ impl Builder<'_> {
         if model.solver.integrator != Integrator::ImplicitEuler {
             let path = match raw.contact.restitution {
                 Some(_) => "contact.restitution".to_string(),
-                None => {
-                    let i = raw.walls.iter().position(|w| w.restitution.is_some());
-                    format!("walls.{}.restitution", i.unwrap_or(0))
-                }
+                None => match raw.walls.iter().position(|w| w.restitution.is_some()) {
+                    Some(i) => format!("walls.{i}.restitution"),
+                    None => {
+                        let i = raw.bodies.iter().position(|b| b.restitution.is_some());
+                        format!("bodies.{}.restitution", i.unwrap_or(0))
+                    }
+                },
             };
             return Err(self.err(
                 &path,
@@ -88,6 +107,7 @@ impl Builder<'_> {
         Ok(Some(RestitutionParams {
             walls,
             pairs,
+            bodies,
             min_speed,
         }))
     }

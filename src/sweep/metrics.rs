@@ -76,6 +76,10 @@ pub const DERIVED: &[(&str, &str)] = &[
         "rebound_height",
         "after the first contact, the largest smallest node–wall distance: how high the body's lowest node rises again (m)",
     ),
+    (
+        "cor",
+        "the first rebound's coefficient of restitution on the centre of mass (summary.json's first_rebound.cor; 0 while stuck; CPU runs and runs with the restitution law)",
+    ),
 ];
 
 /// Statistics of a `steps.csv` column: `max:COL`, `min:COL`, `mean:COL`, `last:COL`.
@@ -173,6 +177,7 @@ impl<'a> RunFiles<'a> {
             "first_contact_time" => {
                 return Some(s["first_contact_step"].as_f64()? * s["dt"].as_f64()?)
             }
+            "cor" => return s["first_rebound"]["cor"].as_f64(),
             "rebound_height" => {
                 let first = s["first_contact_step"].as_u64()?;
                 let step = self.column("step")?;
@@ -252,6 +257,7 @@ mod tests {
     fn metric_names_are_checked() {
         for ok in DEFAULT_METRICS.iter().chain(&[
             "rebound_height",
+            "cor",
             "max:kinetic",
             "last:total",
             "final_centroid.1",
