@@ -37,18 +37,19 @@ impl Bodies {
                 parent[a.max(b)] = a.min(b);
             }
         }
-        let mut body_of = vec![0u32; n];
         let mut index = vec![u32::MAX; n];
         let mut members: Vec<Vec<usize>> = Vec::new();
-        for i in 0..n {
-            let r = root(&mut parent, i);
-            if index[r] == u32::MAX {
-                index[r] = members.len() as u32;
-                members.push(Vec::new());
-            }
-            body_of[i] = index[r];
-            members[index[r] as usize].push(i);
-        }
+        let body_of = (0..n)
+            .map(|i| {
+                let r = root(&mut parent, i);
+                if index[r] == u32::MAX {
+                    index[r] = members.len() as u32;
+                    members.push(Vec::new());
+                }
+                members[index[r] as usize].push(i);
+                index[r]
+            })
+            .collect();
         Self { members, body_of }
     }
 
