@@ -39,3 +39,12 @@ def test_restitution_example_measures_every_case(tmp_path):
 def test_sweep_example_prints_every_variant(tmp_path):
     out = example("sweep_numpy.py", "--steps", "40", cwd=tmp_path)
     assert len(out.strip().splitlines()) == 7
+
+
+def test_restitution_balls_example_bounces_each_disk_with_its_e(tmp_path):
+    out = example("restitution_balls.py", "--duration", "1.0", cwd=tmp_path)
+    rows = [l.split() for l in out.splitlines()[1:] if l.split() and l.split()[1] == "1"]
+    assert [r[0] for r in rows] == ["0.2", "0.5", "0.9"]
+    for e, _, height, predicted in rows:
+        # The first bounce's height is e² h0 within implicit Euler's flight damping.
+        assert abs(float(height) - float(predicted)) < 0.01 * float(predicted) + 1e-3

@@ -183,3 +183,24 @@ def test_an_intersection_free_self_contact_run_is_checked_each_step():
     summ = sim.summary()
     assert summ["intersection_checked_steps"] == 30
     assert springsim.check_intersections(s, sim.positions) == []
+
+
+def test_restitution_is_a_scene_key_and_the_bounce_is_e():
+    # A particle dropped onto the ground with the restitution law (docs/RESTITUTION.md).
+    s = springsim.Scene.from_dict({
+        "dimension": 2,
+        "solver": {"dt": 1e-3, "gravity": [0.0, 0.0], "tolerance": 1e-7},
+        "contact": {"dhat": 1e-3, "kappa": 1e4},
+        "walls": [{"type": "plane", "point": [0.0, 0.0], "normal": [0.0, 1.0]}],
+        "bodies": [{"generator": "particle", "mass": 1.0, "center": [0.0, 0.02],
+                    "velocity": [0.0, -1.0]}],
+    })
+    s.set("contact.restitution", 0.6)
+    with pytest.raises(springsim.SceneError, match="between 0 and 1"):
+        s.set("contact.restitution", 1.5)
+    sim = springsim.Simulation(s, backend="cpu")
+    corrected = sum(sim.step()["rebounds"] for _ in range(60))
+    assert corrected > 0
+    assert sim.velocities[0, 1] == pytest.approx(0.6, abs=1e-9)
+    rebound = sim.summary()["first_rebound"]
+    assert rebound["cor"] == pytest.approx(0.6, abs=1e-9)
