@@ -92,6 +92,9 @@ pub struct Simulation {
     on_pool: bool,
     /// The restitution law, where the model has one.
     rebound: Option<Rebound>,
+    /// The velocities (m/s) the law left at the last step's end (it reads them from
+    /// the backend anyway: a reader after the step need not read them again).
+    law_velocities: Option<Vec<f64>>,
 }
 
 /// Coordinates (nodes × dim) from which a CPU model's steps run on the thread pool:
@@ -114,6 +117,16 @@ impl Simulation {
             last_newton: NewtonStats::default(),
             on_pool,
             rebound,
+            law_velocities: None,
+        }
+    }
+
+    /// The node velocities (m/s) at the last step's end: the restitution law's copy
+    /// where it ran (no second readback on a GPU), else the backend's.
+    pub fn velocities(&mut self) -> Vec<f64> {
+        match &self.law_velocities {
+            Some(v) => v.clone(),
+            None => self.backend.velocities(),
         }
     }
 
@@ -124,8 +137,15 @@ impl Simulation {
 
     /// Replaces the backend, which holds the state at the next step's start
     /// ([`Backend::handover`]).
+    /// The restitution law starts again from that state (events under way end).
     pub fn replace_backend(&mut self, backend: Box<dyn Backend>) {
         self.backend = backend;
+        self.law_velocities = None;
+        if let Some(law) = &mut self.rebound {
+            let d = self.backend.diagnostics();
+            let (x, v) = (self.backend.positions(), self.backend.velocities());
+            law.restart(&x, &v, d.kinetic + d.gravity + d.elastic + d.barrier);
+        }
     }
 
     /// Steps taken so far.
@@ -200,6 +220,7 @@ impl Simulation {
                 diag.kinetic += rebound.work;
                 total += rebound.work;
             }
+            self.law_velocities = Some(v);
         }
         let rec = StepRecord {
             step: self.step,

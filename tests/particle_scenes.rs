@@ -186,11 +186,10 @@ fn contact_model_keys_are_checked() {
             ),
         ],
     );
-    expect(
-        &BALL.replace("kappa = 1e3", "kappa = 1e3\nrestitution = 0.5"),
-        "contact.restitution",
-        "only the nonsmooth",
-    );
+    // With the barrier model, restitution is the restitution law's e (issue 56).
+    let law = BALL.replace("kappa = 1e3", "kappa = 1e3\nrestitution = 0.5");
+    let law = springsim::scene::parse(&law, "law.toml", "law").unwrap();
+    assert_eq!(law.model.restitution.unwrap().walls, vec![Some(0.5)]);
     expect(
         &ns.replace("center = [0.0, 0.5]", "center = [0.0, 0.05]"),
         "bodies[0].center",

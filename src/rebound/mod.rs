@@ -88,6 +88,15 @@ impl Rebound {
         })
     }
 
+    /// Starts again from positions `x` (m), velocities `v` (m/s) and total energy
+    /// `energy` (J), as from an initial state: no event under way.
+    pub fn restart(&mut self, x: &[f64], v: &[f64], energy: f64) {
+        self.events.clear();
+        self.x_start.copy_from_slice(x);
+        self.v_start.copy_from_slice(v);
+        self.energy_start = energy;
+    }
+
     /// Events under way.
     pub fn events(&self) -> usize {
         self.events.len()
@@ -248,7 +257,3 @@ impl Rebound {
         out
     }
 }
-
-#[cfg(test)]
-#[path = "tests.rs"]
-mod tests;

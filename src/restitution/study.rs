@@ -40,8 +40,13 @@ pub fn run_sweep(
         for &scheme in schemes {
             let mut params = sweep.param.apply(base, value);
             params.scheme = scheme;
-            let trajectory =
-                simulate(&params).map_err(|e| format!("{}={}: {e}", sweep.param, fmt_g(value)))?;
+            let trajectory = match scheme {
+                Scheme::Law => params
+                    .validate()
+                    .and_then(|()| super::law::simulate(&params)),
+                _ => simulate(&params),
+            }
+            .map_err(|e| format!("{}={}: {e}", sweep.param, fmt_g(value)))?;
             let measurement = measure(&trajectory, params.dhat, params.h);
             runs.push(Run {
                 value,

@@ -77,10 +77,11 @@ pub struct NonsmoothStep {
 
 impl StepRow for NonsmoothStep {
     /// The barrier run's columns: no Newton (0 iterations, α = 1, converged, no
-    /// stall, incremental potential NaN), no spring or barrier energy, no friction.
+    /// stall, incremental potential NaN), no spring or barrier energy, no friction,
+    /// no restitution law (its own impulses are in `nonsmooth.csv`).
     fn csv_row(&self) -> String {
         format!(
-            "{},{:?},0,0,0,0,1.0,1.0,0.0,1,0,0,0,,NaN,{:?},{:?},0.0,0.0,{:?},{:?},0,inf,0,0,0.0,0.0,{:.4}",
+            "{},{:?},0,0,0,0,1.0,1.0,0.0,1,0,0,0,,NaN,{:?},{:?},0.0,0.0,{:?},{:?},0,inf,0,0,0.0,0.0,0,0.0,{:.4}",
             self.step,
             self.time,
             self.kinetic,
@@ -252,4 +253,28 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<Summary, String> {
     let summary = file.finish(&end, stepping, failure)?;
     write_plots(&opts.out_dir, &scene.name, &history)?;
     summary.into_result()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_nonsmooth_row_has_every_column_of_steps_csv() {
+        let row = NonsmoothStep {
+            step: 1,
+            time: 0.01,
+            kinetic: 1.0,
+            potential: 2.0,
+            mechanical: 3.0,
+            min_gap: 0.5,
+            wall_ms: 0.1,
+        }
+        .csv_row();
+        assert_eq!(
+            row.split(',').count(),
+            crate::output::STEP_COLUMNS.len(),
+            "{row}"
+        );
+    }
 }

@@ -67,8 +67,8 @@ impl<S: Deref<Target = Scene> + Clone> Stepper<S> {
         self.stepping += t0.elapsed().as_secs_f64();
         accumulate(summary, &rec, self.scene.model.barrier.dhat);
         if let Some(w) = self.rebound.as_mut().filter(|w| !w.done()) {
+            let v = self.sim.velocities();
             let b = self.sim.backend();
-            let v = b.velocities();
             let model = &self.scene.model;
             w.after_step(model, rec.step, || b.positions(), &v, rec.min_wall_distance);
             summary.first_rebound = w.found.clone();

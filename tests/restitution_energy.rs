@@ -1,6 +1,9 @@
-use crate::backend::cpu::CpuBackend;
-use crate::model::Model;
-use crate::sim::{Simulation, StepRecord};
+//! The restitution law's guarantees: resting contact rests, no bounce ends above
+//! the energy it started with, no law without a restitution.
+
+use springsim::backend::cpu::CpuBackend;
+use springsim::model::Model;
+use springsim::sim::{Simulation, StepRecord};
 
 fn model(body: &str, e: f64, h: f64, g: f64) -> Model {
     let text = format!(
@@ -21,7 +24,7 @@ normal = [0.0, 1.0]
 {body}
 "#
     );
-    crate::scene::parse(&text, "t.toml", "t").unwrap().model
+    springsim::scene::parse(&text, "t.toml", "t").unwrap().model
 }
 
 fn run(m: &Model, steps: usize) -> Vec<StepRecord> {
@@ -95,7 +98,7 @@ center = [0.0, 0.5]"#,
         -9.81,
     );
     m.restitution = None;
-    assert!(super::Rebound::new(&m, 0.0).is_none());
+    assert!(springsim::rebound::Rebound::new(&m, 0.0).is_none());
     assert!(run(&m, 100)
         .iter()
         .all(|r| r.rebounds == 0 && r.rebound_work == 0.0));
