@@ -97,7 +97,7 @@ fn run(m: &Model, speed: f64) -> Row {
     };
     let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), m);
     let d = sim.backend().diagnostics();
-    let e0 = d.kinetic + d.gravity + d.elastic + d.barrier;
+    let e0 = d.total();
     let (mut prev, mut entered, mut gain, mut steps) = (centre(&m.v0), None, 0.0f64, 0);
     // Its approach twice over, then 2000 steps of contact: a contact still under way
     // then is stuck (the law's e = 0).

@@ -108,7 +108,7 @@ impl Simulation {
         let on_pool = backend.name() == "cpu" && backend.positions().len() >= POOL_MIN_COORDS;
         let rebound = model.restitution.as_ref().and_then(|_| {
             let d = backend.diagnostics();
-            Rebound::new(model, d.kinetic + d.gravity + d.elastic + d.barrier)
+            Rebound::new(model, d.total())
         });
         Self {
             backend,
@@ -144,7 +144,7 @@ impl Simulation {
         if let Some(law) = &mut self.rebound {
             let d = self.backend.diagnostics();
             let (x, v) = (self.backend.positions(), self.backend.velocities());
-            law.restart(&x, &v, d.kinetic + d.gravity + d.elastic + d.barrier);
+            law.restart(&x, &v, d.total());
         }
     }
 
@@ -203,7 +203,7 @@ impl Simulation {
         }
         let wall_ms = t0.elapsed().as_secs_f64() * 1e3;
         self.step += 1;
-        let mut total = diag.kinetic + diag.gravity + diag.elastic + diag.barrier;
+        let mut total = diag.total();
         if !total.is_finite() {
             return Err(NewtonError(format!(
                 "the state is not finite after step {} (energy {total})",

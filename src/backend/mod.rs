@@ -37,6 +37,13 @@ pub struct Diagnostics {
     pub dissipation: f64,
 }
 
+impl Diagnostics {
+    /// The total energy `kinetic + gravity + elastic + barrier` (J).
+    pub fn total(&self) -> f64 {
+        self.kinetic + self.gravity + self.elastic + self.barrier
+    }
+}
+
 /// Host–device traffic and device memory of a backend (zero on the CPU).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct DeviceCounters {

@@ -33,6 +33,16 @@ use crate::model::{Model, RestitutionParams};
 use contacts::{Contact, Key};
 use std::collections::BTreeMap;
 
+/// A normal rate `rate` (m/s) at distance `from` (m) carried by free flight under
+/// normal gravity `a` (m/s²) to distance `to`: `√(rate² + 2a(to − from))` with the
+/// sign of `rate` (0 where the flight would not get there).
+pub fn free_flight(rate: f64, a: f64, from: f64, to: f64) -> f64 {
+    (rate * rate + 2.0 * a * (to - from))
+        .max(0.0)
+        .sqrt()
+        .copysign(rate)
+}
+
 /// One contact followed through its bounce.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Event {
@@ -49,12 +59,8 @@ struct Event {
 pub struct Correction {
     /// Contacts whose normal velocity was set.
     pub contacts: u32,
-    /// Events that started (contacts that came in faster than `min_speed`).
-    pub started: u32,
     /// Kinetic energy the correction changed (J; negative where it took energy out).
     pub work: f64,
-    /// Whether the correction was scaled down to keep the energy bound.
-    pub clamped: bool,
 }
 
 /// The law's state over a run: the events under way, the last step's velocities.
@@ -97,21 +103,14 @@ impl Rebound {
         self.energy_start = energy;
     }
 
-    /// Events under way.
-    pub fn events(&self) -> usize {
-        self.events.len()
-    }
-
     /// Corrects the velocities `v` (m/s) at the end of a step that ended at positions
     /// `x` (m) with total energy `energy` (J).
     pub fn after_step(&mut self, x: &[f64], v: &mut [f64], energy: f64) -> Correction {
-        let mut out = Correction {
-            started: self.start_events(x),
-            ..Correction::default()
+        self.start_events(x);
+        let out = match self.events.is_empty() {
+            true => Correction::default(),
+            false => self.follow(x, v, energy),
         };
-        if !self.events.is_empty() {
-            out = self.follow(x, v, energy, out);
-        }
         self.x_start.copy_from_slice(x);
         self.v_start.copy_from_slice(v);
         self.energy_start = energy + out.work;
@@ -127,11 +126,10 @@ impl Rebound {
     }
 
     /// Starts an event for each contact within d̂ at `x` that is not followed yet and
-    /// came in faster than `min_speed`, with its impact speed at d̂; returns how many.
-    fn start_events(&mut self, x: &[f64]) -> u32 {
+    /// came in faster than `min_speed`, with its impact speed at d̂.
+    fn start_events(&mut self, x: &[f64]) {
         let (dim, dhat) = (self.model.dim, self.model.barrier.dhat);
         let mut rigid = None;
-        let mut started = 0;
         for c in contacts::near(&self.model, &self.params, &self.excluded, x) {
             if self.events.contains_key(&c.key) {
                 continue;
@@ -144,22 +142,19 @@ impl Rebound {
             let rate = self.rate(&b, &self.v_start, rigid);
             if rate < -self.params.min_speed {
                 let a = c.gravity_rate(&self.model.gravity, dim);
-                let edge = rate * rate + 2.0 * a * (dhat - b.d);
                 let ev = Event {
-                    rate_in: -edge.max(0.0).sqrt(),
+                    rate_in: free_flight(rate, a, b.d, dhat),
                     energy_in: self.energy_start,
                     turned: false,
                 };
                 self.events.insert(c.key, ev);
-                started += 1;
             }
         }
-        started
     }
 
     /// Takes every event one step on: which have turned, which leave, and the
     /// correction of those that have turned.
-    fn follow(&mut self, x: &[f64], v: &mut [f64], energy: f64, out: Correction) -> Correction {
+    fn follow(&mut self, x: &[f64], v: &mut [f64], energy: f64) -> Correction {
         let (dim, dhat) = (self.model.dim, self.model.barrier.dhat);
         let rigid = self.bodies.rigid(&self.model, x, v);
         let (mut set, mut targets, mut bound) = (Vec::new(), Vec::new(), f64::INFINITY);
@@ -176,7 +171,7 @@ impl Rebound {
                 let a = c.gravity_rate(&self.model.gravity, dim);
                 targets.push(match inside {
                     true => -edge,
-                    false => (edge * edge + 2.0 * a * (c.d - dhat)).max(0.0).sqrt(),
+                    false => free_flight(-edge, a, dhat, c.d),
                 });
                 bound = bound.min(ev.energy_in);
                 set.push(c);
@@ -194,9 +189,9 @@ impl Rebound {
             self.events.remove(&key);
         }
         if set.is_empty() {
-            return out;
+            return Correction::default();
         }
-        self.correct(x, v, (&set, &targets), (&rigid, energy, bound), out)
+        self.correct(x, v, (&set, &targets), (&rigid, energy, bound))
     }
 
     /// Sets the normal velocities of `set` to `targets` within the energy bound.
@@ -206,7 +201,6 @@ impl Rebound {
         v: &mut [f64],
         (set, targets): (&[Contact], &[f64]),
         (rigid, energy, bound): (&[f64], f64, f64),
-        mut out: Correction,
     ) -> Correction {
         let dim = self.model.dim;
         let responses = impulse::Responses::new(&self.model, x, set, |y, g| {
@@ -247,13 +241,13 @@ impl Rebound {
             } else {
                 1.0
             };
-            out.clamped = true;
         }
         for (vi, di) in v.iter_mut().zip(&dv) {
             *vi += s * di;
         }
-        out.contacts = set.len() as u32;
-        out.work = s * p + s * s * q;
-        out
+        Correction {
+            contacts: set.len() as u32,
+            work: s * p + s * s * q,
+        }
     }
 }

@@ -10,6 +10,7 @@
 
 use crate::contact::{walls, Wall};
 use crate::model::Model;
+use crate::rebound::free_flight;
 use serde::{Deserialize, Serialize};
 
 /// The first rebound (`summary.json`'s `first_rebound`).
@@ -71,14 +72,6 @@ fn nearest_normal(model: &Model, x: &[f64]) -> Vec<f64> {
     best.1
 }
 
-/// `rate` carried to distance `dhat` from `d` under normal gravity `a`.
-fn at_edge(rate: f64, a: f64, d: f64, dhat: f64) -> f64 {
-    (rate * rate + 2.0 * a * (dhat - d))
-        .max(0.0)
-        .sqrt()
-        .copysign(rate)
-}
-
 impl Watch {
     /// A watch from the model's initial state, `None` where the model has no wall.
     pub fn new(model: &Model) -> Option<Self> {
@@ -118,7 +111,7 @@ impl Watch {
             (None, true) => {
                 let n = nearest_normal(model, &x());
                 let a = along(&model.gravity, &n);
-                let v_in = at_edge(along(&self.last.0, &n), a, self.last.1, dhat);
+                let v_in = free_flight(along(&self.last.0, &n), a, self.last.1, dhat);
                 self.found = Some(FirstRebound {
                     entry_step: step,
                     exit_step: None,
@@ -129,7 +122,7 @@ impl Watch {
                 self.normal = Some((n, a));
             }
             (Some((n, a)), false) => {
-                let v_out = at_edge(along(&c, n), *a, d, dhat);
+                let v_out = free_flight(along(&c, n), *a, d, dhat);
                 if let Some(f) = &mut self.found {
                     f.exit_step = Some(step);
                     f.v_out = Some(v_out);

@@ -319,7 +319,7 @@ fn admissible(scene: &springsim::scene::Scene, backend: &mut dyn Backend) -> Opt
             d.min_wall_distance
         ));
     }
-    let total = d.kinetic + d.gravity + d.elastic + d.barrier;
+    let total = d.total();
     if !total.is_finite() {
         return Some(format!("the energy of the state is not finite ({total})"));
     }
