@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::bounce::{body_nodes, centre_velocity};
+use common::bounce::{body_nodes, centre_velocity, on_ground};
 use springsim::backend::cpu::CpuBackend;
 use springsim::backend::gpu::GpuBackend;
 use springsim::backend::Backend;
@@ -49,30 +49,15 @@ fn agree(model: &Model, steps: usize, velocity: impl Fn(&[f64]) -> f64, tol: f64
 
 #[test]
 fn a_square_bounces_alike_on_both_backends() {
-    let m = common::scene(
-        r#"
-dimension = 2
-[solver]
-dt = 1e-3
-[contact]
-dhat = 1e-3
-kappa = 1e5
-restitution = 0.7
-[[walls]]
-type = "plane"
-point = [0.0, 0.0]
-normal = [0.0, 1.0]
-[[bodies]]
-generator = "grid"
-size = [0.2, 0.2]
-cells = [4, 4]
-center = [0.0, 0.106]
-velocity = [0.0, -1.0]
-density = 1000.0
-spring_stiffness = 1e7
-"#,
-    )
-    .model;
+    let m = on_ground(
+        2,
+        "dt = 1e-3",
+        "dhat = 1e-3\nkappa = 1e5\nrestitution = 0.7",
+        "",
+        "[[bodies]]\ngenerator = \"grid\"\nsize = [0.2, 0.2]\ncells = [4, 4]\n\
+         center = [0.0, 0.106]\nvelocity = [0.0, -1.0]\ndensity = 1000.0\n\
+         spring_stiffness = 1e7",
+    );
     let nodes = body_nodes(&m, 0);
     agree(&m, 40, |v| centre_velocity(&m, v, nodes.clone(), 1), 2e-3);
 }

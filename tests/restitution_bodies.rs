@@ -3,37 +3,22 @@
 
 mod common;
 
-use common::bounce::{at_edge, body_nodes, centre_velocity, measure};
+use common::bounce::{at_edge, body_nodes, centre_velocity, measure, on_ground};
 use springsim::backend::cpu::CpuBackend;
 use springsim::model::Model;
 use springsim::sim::Simulation;
 
 /// A stiff 0.2 m lattice box (3D, 2×2×2 cells) landing flat at 1 m/s.
 fn tet_box(e: f64) -> Model {
-    common::scene(&format!(
-        r#"
-dimension = 3
-[solver]
-dt = 1e-3
-[contact]
-dhat = 1e-3
-kappa = 1e5
-restitution = {e}
-[[walls]]
-type = "plane"
-point = [0.0, 0.0, 0.0]
-normal = [0.0, 1.0, 0.0]
-[[bodies]]
-generator = "lattice"
-size = [0.2, 0.2, 0.2]
-cells = [2, 2, 2]
-center = [0.0, 0.114, 0.0]
-velocity = [0.0, -1.0, 0.0]
-density = 1000.0
-spring_stiffness = 1e7
-"#
-    ))
-    .model
+    on_ground(
+        3,
+        "dt = 1e-3",
+        &format!("dhat = 1e-3\nkappa = 1e5\nrestitution = {e}"),
+        "",
+        "[[bodies]]\ngenerator = \"lattice\"\nsize = [0.2, 0.2, 0.2]\ncells = [2, 2, 2]\n\
+         center = [0.0, 0.114, 0.0]\nvelocity = [0.0, -1.0, 0.0]\ndensity = 1000.0\n\
+         spring_stiffness = 1e7",
+    )
 }
 
 #[test]
@@ -152,38 +137,16 @@ fn two_bodies_of_mass_ratio_three_meet_as_newton_says() {
 /// 0.5, each set down 1 % of d̂ beyond the contact distance of what is below it.
 fn stack(count: usize) -> Model {
     let dhat = 0.005;
-    let mut text = format!(
-        r#"
-dimension = 3
-[solver]
-dt = 0.02
-[contact]
-dhat = {dhat}
-kappa = 1e5
-restitution = 0.9
-self_friction = 0.5
-[[walls]]
-type = "plane"
-point = [0.0, 0.0, 0.0]
-normal = [0.0, 1.0, 0.0]
-friction = 0.5
-"#
-    );
+    let mut bodies = String::new();
     for k in 0..count {
         let y = 0.1 + k as f64 * 0.2 + (k + 1) as f64 * 1.01 * dhat;
-        text += &format!(
-            r#"
-[[bodies]]
-generator = "lattice"
-size = [0.2, 0.2, 0.2]
-cells = [2, 2, 2]
-center = [0.0, {y}, 0.0]
-density = 1000.0
-spring_stiffness = 1e6
-"#
+        bodies += &format!(
+            "[[bodies]]\ngenerator = \"lattice\"\nsize = [0.2, 0.2, 0.2]\ncells = [2, 2, 2]\n\
+             center = [0.0, {y}, 0.0]\ndensity = 1000.0\nspring_stiffness = 1e6\n"
         );
     }
-    common::scene(&text).model
+    let contact = format!("dhat = {dhat}\nkappa = 1e5\nrestitution = 0.9\nself_friction = 0.5");
+    on_ground(3, "dt = 0.02", &contact, "friction = 0.5", &bodies)
 }
 
 #[test]
@@ -217,27 +180,13 @@ fn boxes_at_rest_stay_at_rest_for_ten_seconds() {
 fn seed_002s_ball_bounces_as_the_nonsmooth_scheme_does() {
     use springsim::nonsmooth::scheme::seed_ball;
     let (e, h) = (0.9, 1e-4);
-    let text = format!(
-        r#"
-dimension = 2
-[solver]
-dt = {h}
-tolerance = 1e-6
-[contact]
-dhat = 1e-4
-kappa = 100.0
-restitution = {e}
-[[walls]]
-type = "plane"
-point = [0.0, 0.0]
-normal = [0.0, 1.0]
-[[bodies]]
-generator = "particle"
-mass = 1.0
-center = [0.0, 1.0]
-"#
+    let m = on_ground(
+        2,
+        &format!("dt = {h}\ntolerance = 1e-6"),
+        &format!("dhat = 1e-4\nkappa = 100.0\nrestitution = {e}"),
+        "",
+        "[[bodies]]\ngenerator = \"particle\"\nmass = 1.0\ncenter = [0.0, 1.0]",
     );
-    let m = common::scene(&text).model;
     let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), &m);
     let mut ball = seed_ball(1.0, 1.0, 0.0, 9.81, e, h);
     // Apex heights: the highest point between two landings.

@@ -1,30 +1,21 @@
 //! The restitution law's guarantees: resting contact rests, no bounce ends above
 //! the energy it started with, no law without a restitution.
 
+mod common;
+
+use common::bounce::on_ground;
 use springsim::backend::cpu::CpuBackend;
 use springsim::model::Model;
 use springsim::sim::{Simulation, StepRecord};
 
 fn model(body: &str, e: f64, h: f64, g: f64) -> Model {
-    let text = format!(
-        r#"
-dimension = 2
-[solver]
-dt = {h}
-gravity = [0.0, {g}]
-[contact]
-dhat = 0.01
-kappa = 1e4
-restitution = {e}
-[[walls]]
-type = "plane"
-point = [0.0, 0.0]
-normal = [0.0, 1.0]
-[[bodies]]
-{body}
-"#
-    );
-    springsim::scene::parse(&text, "t.toml", "t").unwrap().model
+    on_ground(
+        2,
+        &format!("dt = {h}\ngravity = [0.0, {g}]"),
+        &format!("dhat = 0.01\nkappa = 1e4\nrestitution = {e}"),
+        "",
+        &format!("[[bodies]]\n{body}"),
+    )
 }
 
 fn run(m: &Model, steps: usize) -> Vec<StepRecord> {

@@ -3,37 +3,23 @@
 
 mod common;
 
-use common::bounce::{at_edge, body_nodes, centre_velocity, measure, Bounces};
+use common::bounce::{at_edge, body_nodes, centre_velocity, measure, on_ground, Bounces};
 use springsim::backend::cpu::CpuBackend;
 use springsim::model::Model;
 
 /// A particle of seed 000 falling on the ground at `speed` (m/s) with gravity `g`.
 fn particle(e: f64, h: f64, dhat: f64, kappa: f64, speed: f64, g: f64) -> Model {
-    let text = format!(
-        r#"
-dimension = 2
-[solver]
-dt = {h}
-gravity = [0.0, {g}]
-tolerance = 1e-7
-[contact]
-dhat = {dhat}
-kappa = {kappa}
-restitution = {e}
-[[walls]]
-type = "plane"
-point = [0.0, 0.0]
-normal = [0.0, 1.0]
-[[bodies]]
-generator = "particle"
-mass = 1.0
-center = [0.0, {y}]
-velocity = [0.0, {v}]
-"#,
-        y = 20.0 * dhat + 3.0 * speed * h,
-        v = -speed,
-    );
-    common::scene(&text).model
+    let (y, v) = (20.0 * dhat + 3.0 * speed * h, -speed);
+    on_ground(
+        2,
+        &format!("dt = {h}\ngravity = [0.0, {g}]\ntolerance = 1e-7"),
+        &format!("dhat = {dhat}\nkappa = {kappa}\nrestitution = {e}"),
+        "",
+        &format!(
+            "[[bodies]]\ngenerator = \"particle\"\nmass = 1.0\n\
+             center = [0.0, {y}]\nvelocity = [0.0, {v}]"
+        ),
+    )
 }
 
 fn particle_bounces(model: &Model, steps: u64) -> Bounces {
@@ -89,33 +75,18 @@ fn a_particle_bounces_with_the_requested_e() {
 /// period is shorter than a step, so its springs are 10⁷ N/m, and 10⁹ N/m for the
 /// short steps below 10⁻³ s.
 fn square(e: f64, h: f64, dhat: f64, kappa: f64, speed: f64, angle: f64) -> Model {
-    let text = format!(
-        r#"
-dimension = 2
-[solver]
-dt = {h}
-gravity = [0.0, -9.81]
-[contact]
-dhat = {dhat}
-kappa = {kappa}
-restitution = {e}
-[[walls]]
-type = "plane"
-point = [0.0, 0.0]
-normal = [0.0, 1.0]
-[[bodies]]
-generator = "grid"
-size = [0.2, 0.2]
-cells = [4, 4]
-center = [0.0, 1.0]
-density = 1000.0
-spring_stiffness = {k}
-velocity = [0.0, {v}]
-"#,
-        v = -speed,
-        k = if h < 1e-3 { 1e9 } else { 1e7 },
+    let (v, k) = (-speed, if h < 1e-3 { 1e9 } else { 1e7 });
+    let mut model = on_ground(
+        2,
+        &format!("dt = {h}\ngravity = [0.0, -9.81]"),
+        &format!("dhat = {dhat}\nkappa = {kappa}\nrestitution = {e}"),
+        "",
+        &format!(
+            "[[bodies]]\ngenerator = \"grid\"\nsize = [0.2, 0.2]\ncells = [4, 4]\n\
+             center = [0.0, 1.0]\ndensity = 1000.0\nspring_stiffness = {k}\n\
+             velocity = [0.0, {v}]"
+        ),
     );
-    let mut model = common::scene(&text).model;
     // Turn about the centre, then lift the lowest node to 10 d̂ + 3 steps' travel.
     let (s, c) = angle.to_radians().sin_cos();
     for p in model.x0.chunks_mut(2) {

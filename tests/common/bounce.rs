@@ -6,6 +6,21 @@ use springsim::backend::Backend;
 use springsim::model::Model;
 use springsim::sim::{Simulation, StepRecord};
 
+/// A scene on the ground plane through the origin with normal +y, in `dim`
+/// dimensions: `solver` and `contact` are the lines of those sections, `wall` more
+/// keys of the ground, `bodies` the `[[bodies]]` sections.
+pub fn on_ground(dim: usize, solver: &str, contact: &str, wall: &str, bodies: &str) -> Model {
+    let (zero, up) = match dim {
+        2 => ("[0.0, 0.0]", "[0.0, 1.0]"),
+        _ => ("[0.0, 0.0, 0.0]", "[0.0, 1.0, 0.0]"),
+    };
+    super::scene(&format!(
+        "dimension = {dim}\n[solver]\n{solver}\n[contact]\n{contact}\n\
+         [[walls]]\ntype = \"plane\"\npoint = {zero}\nnormal = {up}\n{wall}\n{bodies}"
+    ))
+    .model
+}
+
 /// One contact, from its first state within d̂ to the first state out of it.
 #[derive(Clone, Copy, Debug)]
 pub struct Bounce {
