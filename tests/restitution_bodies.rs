@@ -223,10 +223,10 @@ fn seed_002s_ball_bounces_as_the_nonsmooth_scheme_does() {
     }
 }
 
-/// Three stiff squares in a row without gravity, the first moving at 1 m/s onto the
-/// other two, each gap 5 d̂: a Newton's cradle whose contacts come one at a time.
-#[test]
-fn a_newtons_cradle_of_three_passes_the_momentum_on() {
+/// Three stiff squares in a row without gravity, e = 1, the first moving at 1 m/s
+/// onto the other two, with gaps `gap` (m) between them: a Newton's cradle. Returns
+/// their centres' velocities after 60 steps (the energy never above the start's).
+fn cradle(gap: f64) -> Vec<f64> {
     let square = |x: f64, v: f64| {
         format!(
             "[[bodies]]\ngenerator = \"grid\"\nsize = [0.1, 0.1]\ncells = [2, 2]\n\
@@ -234,18 +234,17 @@ fn a_newtons_cradle_of_three_passes_the_momentum_on() {
              spring_stiffness = 1e8\n"
         )
     };
-    let gap = 0.1 + 5e-3;
+    let step = 0.1 + gap;
     let m = common::scene(&format!(
         "dimension = 2\n[solver]\ndt = 1e-3\ngravity = [0.0, 0.0]\n\
          [contact]\ndhat = 1e-3\nkappa = 1e5\nrestitution = 1.0\n{}{}{}",
-        square(-gap, 1.0),
+        square(-step, 1.0),
         square(0.0, 0.0),
-        square(gap, 0.0)
+        square(step, 0.0)
     ))
     .model;
     let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), &m);
-    let d = sim.backend().diagnostics();
-    let energy0 = d.total();
+    let energy0 = sim.backend().diagnostics().total();
     for _ in 0..60 {
         let r = sim.step().unwrap();
         assert!(
@@ -258,12 +257,34 @@ fn a_newtons_cradle_of_three_passes_the_momentum_on() {
     let speeds: Vec<f64> = (0..3)
         .map(|b| centre_velocity(&m, &v, body_nodes(&m, b), 0))
         .collect();
-    eprintln!("cradle: centre velocities {speeds:?}");
+    eprintln!("cradle, gaps {gap} m: centre velocities {speeds:?}");
+    speeds
+}
+
+/// Gaps of 5 d̂: the contacts come one at a time and the momentum passes on whole.
+#[test]
+fn a_newtons_cradle_of_three_passes_the_momentum_on() {
+    let speeds = cradle(5e-3);
     assert!(
         speeds[0].abs() < 0.03 && speeds[1].abs() < 0.03,
         "{speeds:?}"
     );
     assert!((speeds[2] - 1.0).abs() < 0.03, "{speeds:?}");
+}
+
+/// Gaps within d̂: the contacts are solved together, a simultaneous-impact answer
+/// (docs/RESTITUTION.md, "Limits"), with the momentum kept.
+#[test]
+fn a_touching_cradle_is_a_simultaneous_impact() {
+    let speeds = cradle(0.9e-3);
+    // Equal masses: the momentum is the sum of the velocities.
+    assert!(
+        (speeds.iter().sum::<f64>() - 1.0).abs() < 1e-6,
+        "{speeds:?}"
+    );
+    for (got, want) in speeds.iter().zip([-0.294, 0.641, 0.653]) {
+        assert!((got - want).abs() < 0.01, "{speeds:?}");
+    }
 }
 
 /// The bundled scene: three disks with their own e, side by side; each body's first
@@ -307,4 +328,64 @@ fn the_bundled_disks_each_bounce_with_their_own_e() {
         eprintln!("disk {b}: e {want}, first bounce COR {got:.4}");
         assert!((got - want).abs() <= 0.03, "disk {b}: {got} against {want}");
     }
+}
+
+/// A soft body: a 10 × 10 cloth dropped flat with e = 0.5 leaves the ground with half
+/// its landing speed as a whole (docs/RESTITUTION.md, "Limits").
+#[test]
+fn a_cloth_dropped_flat_bounces_with_e_as_a_whole() {
+    let m = on_ground(
+        3,
+        "dt = 0.01\ntolerance = 1e-2",
+        "dhat = 0.01\nkappa = 1e4\nbarrier = \"ipc\"\nrestitution = 0.5",
+        "",
+        "[[bodies]]\ngenerator = \"cloth\"\nsize = [1.0, 1.0]\ncells = [10, 10]\n\
+         center = [0.0, 0.5, 0.0]\ndensity = 1.0\nspring_stiffness = 1e3",
+    );
+    let (dhat, nodes) = (m.barrier.dhat, body_nodes(&m, 0));
+    let run = measure(
+        &m,
+        Box::new(CpuBackend::new(m.clone())),
+        60,
+        |r| r.min_wall_distance < dhat,
+        |v, r| {
+            let d = r.map_or(0.5, |r| r.min_wall_distance);
+            at_edge(
+                centre_velocity(&m, v, nodes.clone(), 1),
+                m.gravity[1],
+                d,
+                dhat,
+            )
+        },
+    );
+    let b = run.bounces.first().expect("a bounce");
+    eprintln!("cloth: COR {:.4}", b.cor());
+    assert!((b.cor() - 0.5).abs() <= 0.03, "{b:?}");
+}
+
+/// Friction acts on the barrier's normal force, not on the correction: a particle
+/// hitting a μ = 0.5 ground at 45° (1 m/s each way) with e = 0.5 leaves with normal
+/// COR 0.5 and keeps 0.465 of its 1 m/s tangential velocity (Coulomb friction on the
+/// whole impulse 1 + e would keep 0.25).
+#[test]
+fn friction_takes_the_barriers_impulse_and_the_normal_bounce_stays_e() {
+    let m = on_ground(
+        2,
+        "dt = 1e-3\ngravity = [0.0, 0.0]\ntolerance = 1e-7",
+        "dhat = 1e-3\nkappa = 1e4\nrestitution = 0.5",
+        "friction = 0.5",
+        "[[bodies]]\ngenerator = \"particle\"\nmass = 1.0\ncenter = [0.0, 0.02]\n\
+         velocity = [1.0, -1.0]",
+    );
+    let mut sim = Simulation::new(Box::new(CpuBackend::new(m.clone())), &m);
+    for _ in 0..60 {
+        sim.step().unwrap();
+    }
+    let v = sim.backend().velocities();
+    eprintln!(
+        "after the bounce: tangential {:.4}, normal {:.4} m/s",
+        v[0], v[1]
+    );
+    assert!((v[1] - 0.5).abs() < 1e-6, "normal {}", v[1]);
+    assert!(v[0] > 0.4 && v[0] < 0.55, "tangential {}", v[0]);
 }
