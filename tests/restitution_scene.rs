@@ -101,3 +101,38 @@ fn restitution_keys_are_checked() {
         .replace("kappa = 1e5", "kappa = 1e5\nrestitution = 0.5");
     expect(&newmark, "contact.restitution", 8, "implicit Euler");
 }
+
+#[test]
+fn the_study_refuses_an_e_outside_zero_to_one() {
+    let dir = common::temp_dir("restitution_bad_e");
+    let out = dir.to_str().unwrap();
+    for args in [
+        vec![
+            "restitution",
+            "--integrator",
+            "law",
+            "--restitution",
+            "2",
+            "--out",
+            out,
+        ],
+        vec![
+            "restitution",
+            "--integrator",
+            "law",
+            "--sweep",
+            "e=0.5,3",
+            "--out",
+            out,
+        ],
+    ] {
+        let run = common::springsim(&args);
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("restitution (e) must be between 0 and 1"),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}

@@ -110,7 +110,10 @@ impl ParticleParams {
             }
         }
         if !(0.0..=1.0).contains(&self.e) {
-            return Err(format!("e must be between 0 and 1, got {}", self.e));
+            return Err(format!(
+                "restitution (e) must be between 0 and 1, got {}",
+                self.e
+            ));
         }
         for (name, v) in [("v0", self.v0), ("g", self.g)] {
             if !v.is_finite() {
