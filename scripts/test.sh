@@ -39,6 +39,9 @@ if ! "$PYENV/bin/python" -c 'import numpy, meshio, ipctk, pytest, matplotlib' 2>
 fi
 export SPRINGSIM_PYTHON="$PYENV/bin/python"
 
+# One build from a clean clone: incremental caches would only take disk (GBs).
+export CARGO_INCREMENTAL=0
+
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
 cargo clippy -p springsim-py --locked -- -D warnings
