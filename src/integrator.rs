@@ -5,7 +5,9 @@
 
 use crate::model::{Integrator, Model};
 use crate::parallel;
-use crate::potential::{node_potential_gradient, spring_gradients, Adjacency};
+use crate::potential::{
+    node_potential_gradient, pair_barrier_gradient, spring_gradients, Adjacency,
+};
 
 /// Predicted position of one component: `xⁿ + h vⁿ` (Euler) or `xⁿ + h vⁿ + (h²/4) aⁿ` (Newmark).
 #[inline]
@@ -49,7 +51,10 @@ pub fn initial_acceleration(model: &Model) -> Vec<f64> {
     };
     let mut spring_grad = vec![0.0; model.springs.len() * dim];
     spring_gradients(model, &model.x0, &mut spring_grad);
-    let pairs = pair_barrier_gradient(model);
+    let pairs = match model.self_contact.enabled && !model.collision.is_empty() {
+        true => pair_barrier_gradient(model, &model.x0, &model.rest_exclusions()),
+        false => vec![0.0; model.x0.len()],
+    };
     let mut acc = vec![0.0; model.num_nodes() * dim];
     parallel::for_each_piece(&mut acc, dim, |i, out| {
         if !model.fixed[i] {
@@ -65,33 +70,4 @@ pub fn initial_acceleration(model: &Model) -> Vec<f64> {
         }
     });
     acc
-}
-
-/// The gradient (N, `nodes × dim`) of the barriers between and within bodies at the
-/// model's initial positions: the pairs that start closer than d̂ push on a⁰ as the
-/// walls' barrier does. Zero without self-contact.
-fn pair_barrier_gradient(model: &Model) -> Vec<f64> {
-    use crate::collision::barrier::{pair_barrier, pair_weight};
-    use crate::collision::pairs::{candidates, rest_neighbours, stacked, Motion};
-    let (dim, x) = (model.dim, &model.x0);
-    let mut grad = vec![0.0; x.len()];
-    let mesh = &model.collision;
-    if !model.self_contact.enabled || mesh.is_empty() {
-        return grad;
-    }
-    let dhat = model.barrier.dhat;
-    let excluded = rest_neighbours(mesh, x, crate::collision::REST_EXCLUSION * dhat);
-    for pair in candidates(mesh, Motion { x, sweep: None }, dhat, &excluded) {
-        let (nodes, k, s) = stacked(mesh, x, pair);
-        let w = pair_weight(pair.kind, &nodes, &model.contact_area);
-        let eps_x = mesh.mollifier_threshold(pair);
-        if let Some(b) = pair_barrier(pair.kind, dim, &s, &model.barrier, w, eps_x, false) {
-            for (l, &i) in nodes[..k].iter().enumerate() {
-                for c in 0..dim {
-                    grad[i as usize * dim + c] += b.gradient[l * dim + c];
-                }
-            }
-        }
-    }
-    grad
 }

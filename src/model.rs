@@ -226,6 +226,10 @@ pub struct Model {
     /// `restitution`; [`crate::rebound`]), `None` where no contact has one: IPC's own
     /// bounce, whatever h, d̂ and κ make of it.
     pub restitution: Option<RestitutionParams>,
+    /// Node sets that follow a prescribed motion (`bodies.N.drive`; docs/SCRIPTED.md).
+    /// Their nodes are also `fixed`: the Newton solve never moves them, the drive
+    /// stage before it does ([`crate::drive`]).
+    pub drives: Vec<crate::script::Drive>,
 }
 
 /// The coefficients of restitution a scene asks of barrier contact

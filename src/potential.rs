@@ -76,3 +76,36 @@ pub fn node_potential_gradient(
         }
     }
 }
+
+/// The gradient (N, `nodes × dim`) of the barriers between and within bodies at
+/// positions `x` (m): every pair of the broad phase within d̂ that is not in
+/// `excluded` (the model's rest exclusions). Zero without self-contact. Newmark's
+/// a⁰ and the reaction forces of driven nodes ([`crate::drive`]) read it.
+pub fn pair_barrier_gradient(
+    model: &Model,
+    x: &[f64],
+    excluded: &[crate::collision::pairs::Pair],
+) -> Vec<f64> {
+    use crate::collision::barrier::{pair_barrier, pair_weight};
+    use crate::collision::pairs::{candidates, stacked, Motion};
+    let dim = model.dim;
+    let mut grad = vec![0.0; x.len()];
+    let mesh = &model.collision;
+    if !model.self_contact.enabled || mesh.is_empty() {
+        return grad;
+    }
+    let dhat = model.barrier.dhat;
+    for pair in candidates(mesh, Motion { x, sweep: None }, dhat, excluded) {
+        let (nodes, k, s) = stacked(mesh, x, pair);
+        let w = pair_weight(pair.kind, &nodes, &model.contact_area);
+        let eps_x = mesh.mollifier_threshold(pair);
+        if let Some(b) = pair_barrier(pair.kind, dim, &s, &model.barrier, w, eps_x, false) {
+            for (l, &i) in nodes[..k].iter().enumerate() {
+                for c in 0..dim {
+                    grad[i as usize * dim + c] += b.gradient[l * dim + c];
+                }
+            }
+        }
+    }
+    grad
+}

@@ -2,6 +2,7 @@
 //! per-step statistics every backend reports the same way.
 
 use crate::backend::Backend;
+use crate::drive::{DriveStep, Driver};
 use crate::model::{Model, SolverParams};
 use crate::newton::{self, NewtonError, NewtonStats, Stall};
 use crate::rebound::{Correction, Rebound};
@@ -76,6 +77,12 @@ pub struct StepRecord {
     /// Kinetic energy the restitution law's correction changed (J; negative where it
     /// took energy out). `kinetic` and `total` are after the correction.
     pub rebound_work: f64,
+    /// The largest distance (m) of a driven node from its script's target at the
+    /// step's end ([`crate::drive`]; 0 without driven nodes, and wherever nothing
+    /// was in the way).
+    pub drive_lag: f64,
+    /// The work (J) the scripts of driven nodes did over the step (0 without them).
+    pub drive_work: f64,
     /// Wall-clock time of the step (ms).
     pub wall_ms: f64,
 }
@@ -95,6 +102,10 @@ pub struct Simulation {
     /// The velocities (m/s) the law left at the last step's end (it reads them from
     /// the backend anyway: a reader after the step need not read them again).
     law_velocities: Option<Vec<f64>>,
+    /// The drive stage of driven nodes, where the model has them or targets were set.
+    driver: Option<Driver>,
+    /// The model, where the drive stage needs it (driven nodes, targets set).
+    model: Option<std::sync::Arc<Model>>,
 }
 
 /// Coordinates (nodes × dim) from which a CPU model's steps run on the thread pool:
@@ -118,6 +129,39 @@ impl Simulation {
             on_pool,
             rebound,
             law_velocities: None,
+            driver: Driver::new(model),
+            model: (!model.drives.is_empty()).then(|| std::sync::Arc::new(model.clone())),
+        }
+    }
+
+    /// Sets the targets (m, `nodes.len() × dim`) that the fixed or driven `nodes`
+    /// follow from the next step on ([`Driver::set_targets`]): the drive stage moves
+    /// them there as far as nothing is in the way.
+    /// `model` is the one the simulation started from.
+    pub fn set_targets(
+        &mut self,
+        model: &Model,
+        nodes: &[u32],
+        targets: &[f64],
+    ) -> Result<(), String> {
+        let model = self
+            .model
+            .get_or_insert_with(|| std::sync::Arc::new(model.clone()));
+        let driver = self.driver.get_or_insert_with(|| Driver::with_sets(model));
+        driver.set_targets(model, nodes, targets)
+    }
+
+    /// What each driven set did so far (empty without driven nodes).
+    pub fn drive_summaries(&self) -> Vec<crate::drive::DriveSummary> {
+        self.driver.as_ref().map_or(vec![], |d| d.summaries.clone())
+    }
+
+    /// Node positions (m) at the last step's end: the drive stage's copy where it
+    /// read them (no second readback on a GPU), else the backend's.
+    pub fn positions(&mut self) -> Vec<f64> {
+        match self.driver.as_ref().and_then(|d| d.positions()) {
+            Some(x) => x.to_vec(),
+            None => self.backend.positions(),
         }
     }
 
@@ -141,6 +185,9 @@ impl Simulation {
     pub fn replace_backend(&mut self, backend: Box<dyn Backend>) {
         self.backend = backend;
         self.law_velocities = None;
+        if let Some(d) = &mut self.driver {
+            d.invalidate();
+        }
         if let Some(law) = &mut self.rebound {
             let d = self.backend.diagnostics();
             let (x, v) = (self.backend.positions(), self.backend.velocities());
@@ -166,6 +213,11 @@ impl Simulation {
     fn step_here(&mut self) -> Result<StepRecord, NewtonError> {
         let t0 = Instant::now();
         self.backend.begin_step();
+        if let (Some(d), Some(m)) = (&mut self.driver, &self.model) {
+            let t_next = (self.step + 1) as f64 * self.solver.dt;
+            d.before_solve(m, self.backend.as_mut(), t_next)
+                .map_err(NewtonError)?;
+        }
         let mut stats = newton::solve(self.backend.as_mut(), &self.solver)?;
         let mut lambda_change = 0.0;
         for _ in 0..self.solver.friction_updates {
@@ -201,8 +253,12 @@ impl Simulation {
         if let Some(why) = self.backend.failure() {
             return Err(NewtonError(why));
         }
-        let wall_ms = t0.elapsed().as_secs_f64() * 1e3;
         self.step += 1;
+        let drive = match (&mut self.driver, &self.model) {
+            (Some(d), Some(m)) => d.after_solve(m, self.backend.as_mut(), self.step),
+            _ => DriveStep::default(),
+        };
+        let wall_ms = t0.elapsed().as_secs_f64() * 1e3;
         let mut total = diag.total();
         if !total.is_finite() {
             return Err(NewtonError(format!(
@@ -252,6 +308,8 @@ impl Simulation {
             friction_lambda_change: lambda_change,
             rebounds: rebound.contacts,
             rebound_work: rebound.work,
+            drive_lag: drive.lag,
+            drive_work: drive.work,
             wall_ms,
         };
         self.last_newton = stats;

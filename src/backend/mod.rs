@@ -167,6 +167,17 @@ pub trait Backend: NewtonSystem + Send {
             self.name()
         ))
     }
+    /// Moves the current iterate to `x` (m, `nodes × dim`) within a step that has
+    /// begun, the step's start xⁿ unchanged (`start`: xⁿ as [`Self::positions`] read
+    /// it, so that a device need not read it again): the drive stage's move of the
+    /// driven nodes ([`crate::drive`]) before the solve. `Err` where the backend cannot.
+    fn set_iterate(&mut self, start: &[f64], x: &[f64]) -> Result<(), String> {
+        let _ = (start, x);
+        Err(format!(
+            "the {} backend cannot move nodes within a step (driven nodes run on the cpu and gpu backends)",
+            self.name()
+        ))
+    }
     /// Recomputes the lagged friction normal forces λ and tangent bases at the
     /// current iterate (the slip stays measured from `xⁿ`) and returns the largest
     /// change of any λ (N); 0 where there is no friction.

@@ -314,6 +314,9 @@ fn report(
             s.capped_steps, s.steps, scene.model.solver.max_newton_iterations
         );
     }
+    for note in s.drives.iter().filter_map(|d| d.lag_note()) {
+        eprintln!("note: {note}");
+    }
     match s.status.as_str() {
         "stalled" if args.allow_stalled => {
             eprintln!(

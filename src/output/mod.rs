@@ -64,6 +64,8 @@ pub const STEP_COLUMNS: &[&str] = &[
     "friction_lambda_change",
     "rebounds",
     "rebound_work",
+    "drive_lag",
+    "drive_work",
     "wall_ms",
 ];
 
@@ -103,7 +105,7 @@ impl StepRow for StepRecord {
     fn csv_row(&self) -> String {
         let r = self;
         format!(
-            "{},{:?},{},{},{},{},{:?},{:?},{:?},{},{},{},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{},{:?},{},{},{:?},{:?},{},{:?},{:.4}",
+            "{},{:?},{},{},{},{},{:?},{:?},{:?},{},{},{},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{},{:?},{},{},{:?},{:?},{},{:?},{:?},{:?},{:.4}",
             r.step,
             r.time,
             r.newton_iterations,
@@ -133,6 +135,8 @@ impl StepRow for StepRecord {
             r.friction_lambda_change,
             r.rebounds,
             r.rebound_work,
+            r.drive_lag,
+            r.drive_work,
             r.wall_ms
         )
     }

@@ -78,10 +78,10 @@ pub struct NonsmoothStep {
 impl StepRow for NonsmoothStep {
     /// The barrier run's columns: no Newton (0 iterations, α = 1, converged, no
     /// stall, incremental potential NaN), no spring or barrier energy, no friction,
-    /// no restitution law (its own impulses are in `nonsmooth.csv`).
+    /// no restitution law (its own impulses are in `nonsmooth.csv`), no driven nodes.
     fn csv_row(&self) -> String {
         format!(
-            "{},{:?},0,0,0,0,1.0,1.0,0.0,1,0,0,0,,NaN,{:?},{:?},0.0,0.0,{:?},{:?},0,inf,0,0,0.0,0.0,0,0.0,{:.4}",
+            "{},{:?},0,0,0,0,1.0,1.0,0.0,1,0,0,0,,NaN,{:?},{:?},0.0,0.0,{:?},{:?},0,inf,0,0,0.0,0.0,0,0.0,0.0,0.0,{:.4}",
             self.step,
             self.time,
             self.kinetic,

@@ -66,6 +66,7 @@ impl<S: Deref<Target = Scene> + Clone> Stepper<S> {
         let rec = step_or_hand_over(&mut self.sim, &mut summary.device)?;
         self.stepping += t0.elapsed().as_secs_f64();
         accumulate(summary, &rec, self.scene.model.barrier.dhat);
+        summary.drives = self.sim.drive_summaries();
         if let Some(w) = self.rebound.as_mut().filter(|w| !w.done()) {
             let v = self.sim.velocities();
             let b = self.sim.backend();
@@ -76,7 +77,7 @@ impl<S: Deref<Target = Scene> + Clone> Stepper<S> {
         if summary.self_contact {
             // "completed" means nothing passed through anything: verified, not assumed.
             let checking = Instant::now();
-            let x = self.sim.backend().positions();
+            let x = self.sim.positions();
             let collision = &self.scene.model.collision;
             if let Some((a, b)) = crate::collision::check::intersections(collision, &x)
                 .into_iter()

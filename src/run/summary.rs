@@ -130,6 +130,10 @@ pub struct Summary {
     /// restitution law runs (which reads the velocities anyway); `null` elsewhere
     /// and before any contact.
     pub first_rebound: Option<super::first_rebound::FirstRebound>,
+    /// What each driven node set did ([`crate::drive`]): its lag behind its script
+    /// and its work; empty without driven nodes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drives: Vec<crate::drive::DriveSummary>,
 }
 
 impl Summary {
@@ -192,6 +196,7 @@ impl Summary {
             intersection_checked_steps: 0,
             intersection_check_seconds: 0.0,
             first_rebound: None,
+            drives: vec![],
             contact_costs: Default::default(),
         }
     }

@@ -230,6 +230,7 @@ impl Builder<'_> {
             collision: crate::collision::CollisionMesh::new(dim),
             self_contact: self.self_contact_params(&raw.contact, nonsmooth.is_some())?,
             restitution: None,
+            drives: vec![],
         };
         if nonsmooth.is_none() {
             plane_e.extend(implicit_e);
@@ -241,6 +242,7 @@ impl Builder<'_> {
             let first = model.num_nodes();
             self.add_body(&mut model, super::builder::Body { bi, b: body })?;
             self.fixed_where(&mut model, bi, body, first)?;
+            self.drives(&mut model, bi, body, first, nonsmooth.is_some())?;
         }
         // `forcing = "auto"` (the default) picks by size, once the nodes are known.
         let forcing = raw.solver.forcing.unwrap_or(crate::model::Forcing::Auto);

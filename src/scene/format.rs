@@ -258,6 +258,52 @@ pub struct BodySection {
     pub spread: Option<Vec<f64>>,
     /// Random particles: velocity components are drawn uniformly in `[−speed, speed]` (m/s).
     pub speed: Option<f64>,
+    /// Node sets of this body that follow a prescribed motion (`[[bodies.drive]]`).
+    #[serde(default)]
+    pub drive: Vec<DriveSection>,
+}
+
+/// `[[bodies.drive]]`: a set of the body's nodes that follows a prescribed motion
+/// (docs/SCRIPTED.md): a rigid motion (`velocity`, `angular_velocity`) or keyframes.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriveSection {
+    /// Name in outputs and messages; default `<body>.drive<j>`.
+    pub name: Option<String>,
+    /// The driven nodes: those whose initial position satisfies this condition over
+    /// `x, y[, z]` (m); default (and without `nodes`) every node of the body.
+    #[serde(rename = "where")]
+    pub condition: Option<String>,
+    /// The driven nodes by body-local index, instead of `where`.
+    pub nodes: Option<Vec<i64>>,
+    /// Constant velocity (m/s), `dimension` numbers.
+    pub velocity: Option<Vec<f64>>,
+    /// Constant angular velocity (rad/s) about `center`: one number (about z) in 2D,
+    /// a vector along the axis in 3D.
+    pub angular_velocity: Option<toml::Value>,
+    /// Rotation centre at t = 0 (m); default the driven nodes' centroid. It moves
+    /// with the translation.
+    pub center: Option<Vec<f64>>,
+    /// When the rigid motion starts (s); default 0.
+    pub start: Option<f64>,
+    /// When it stops (s), the set holding its pose after; default never.
+    pub stop: Option<f64>,
+    /// Keyframes instead of a rigid motion: poses at times, linear in between.
+    pub keyframes: Option<Vec<KeyframeSection>>,
+    /// 3D keyframes: the rotation axis of their `rotate` angles; default z.
+    pub axis: Option<Vec<f64>>,
+}
+
+/// One `bodies.N.drive.M.keyframes` entry.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyframeSection {
+    /// Time (s).
+    pub time: f64,
+    /// Translation from the start (m), `dimension` numbers; default zero.
+    pub translate: Option<Vec<f64>>,
+    /// Rotation from the start about the drive's centre and axis (degrees); default 0.
+    pub rotate: Option<f64>,
 }
 
 /// A number as a short string for messages: plain decimals for magnitudes in

@@ -5,6 +5,7 @@
 mod balls;
 mod build;
 mod builder;
+mod drive;
 pub mod error;
 pub mod format;
 pub mod generators;

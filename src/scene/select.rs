@@ -49,7 +49,7 @@ impl Builder<'_> {
 
     /// Whether condition `src` (at `path`) holds at each node `first..` of `model`;
     /// an error where it does not parse or holds at no node.
-    fn select(
+    pub(super) fn select(
         &self,
         model: &Model,
         path: &str,

@@ -4,6 +4,7 @@
 pub mod bad_scene;
 pub mod bounce;
 pub mod cli;
+pub mod drive;
 pub mod ensemble;
 pub mod gpu_pairs;
 pub mod implicit;
@@ -191,6 +192,7 @@ pub fn random_model(n: usize, dim: usize, barrier: &str, seed: u64) -> springsim
         collision: springsim::collision::CollisionMesh::new(dim),
         self_contact: Default::default(),
         restitution: None,
+        drives: vec![],
     }
 }
 

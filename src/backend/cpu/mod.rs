@@ -34,6 +34,7 @@ mod friction;
 mod newton_matvec;
 mod probes;
 mod self_contact;
+pub use self_contact::{CCD_KEEP, CCD_MAX_ITERATIONS};
 mod self_friction;
 mod step;
 pub mod switching;
@@ -362,6 +363,13 @@ impl Backend for CpuBackend {
 
     fn set_velocities(&mut self, v: &[f64]) -> Result<(), String> {
         self.v.copy_from_slice(v);
+        Ok(())
+    }
+
+    fn set_iterate(&mut self, _start: &[f64], x: &[f64]) -> Result<(), String> {
+        self.x.copy_from_slice(x);
+        // The candidate lists were built around the old iterate.
+        self.contact.valid = false;
         Ok(())
     }
 

@@ -239,6 +239,17 @@ impl GpuBackend {
         self.rebuild_pairs();
     }
 
+    /// Moves the iterate to `x` (m) within a begun step whose start the device holds
+    /// as `xn` (the positions read at the step's start: StepBegin copies x there):
+    /// x, and x − xⁿ; the contact pairs are found again there.
+    pub fn move_iterate(&mut self, xn: &[f64], x: &[f64]) {
+        use crate::precision::RealClass::State;
+        let dx: Vec<f64> = x.iter().zip(xn).map(|(a, b)| a - b).collect();
+        self.engine.write_vector(|b| &b.x, State, 0, x);
+        self.engine.write_vector(|b| &b.anchors, State, 2, &dx);
+        self.rebuild_pairs();
+    }
+
     /// This backend, holding `lease` until it is dropped.
     pub fn holding(mut self, lease: Box<dyn Send>) -> Self {
         self.lease = Some(lease);

@@ -283,6 +283,11 @@ impl Backend for GpuBackend {
         Ok(())
     }
 
+    fn set_iterate(&mut self, start: &[f64], x: &[f64]) -> Result<(), String> {
+        self.move_iterate(start, x);
+        Ok(())
+    }
+
     fn diagnostics(&mut self) -> Diagnostics {
         // E and, with friction, the friction statistics, and with contact pairs
         // theirs, in one submission and one read.
