@@ -5,7 +5,7 @@ here and every stub a name in the module.
 """
 
 import os
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -80,6 +80,7 @@ class Simulation:
     def velocities(self) -> Array: ...
     def set_positions(self, x: Array) -> None: ...
     def set_velocities(self, v: Array) -> None: ...
+    def set_targets(self, nodes: Sequence[int], targets: Array) -> None: ...
     @property
     def time(self) -> float: ...
     @property

@@ -210,6 +210,40 @@ impl Simulation {
         restart(py, st, x, v, "set_velocities")
     }
 
+    /// Sets where the fixed or driven `nodes` (indices) are to be at the end of each
+    /// following step (m, shape (len(nodes), dimension)), until set again: before
+    /// each step's solve they move there as far as nothing is in the way (a lag is
+    /// reported in the step's `drive_lag`), in place of their scene motion. Refused
+    /// with `ValueError` for a free node, an index out of range or a shape that
+    /// does not match.
+    fn set_targets(
+        &self,
+        py: Python<'_>,
+        nodes: Vec<i64>,
+        targets: PyReadonlyArray2<'_, f64>,
+    ) -> PyResult<()> {
+        let mut guard = self.lock(py);
+        guard.usable()?;
+        let st = &mut *guard;
+        let m = &st.stepper.scene.model;
+        let t = nodes_in(&targets, nodes.len(), m.dim, "set_targets")?;
+        let n = m.num_nodes();
+        let ids: Vec<u32> = nodes
+            .iter()
+            .map(|&i| match u32::try_from(i) {
+                Ok(u) if (u as usize) < n => Ok(u),
+                _ => Err(PyValueError::new_err(format!(
+                    "set_targets: node {i} does not exist (the model has {n} nodes)"
+                ))),
+            })
+            .collect::<PyResult<_>>()?;
+        let scene = st.stepper.scene.clone();
+        st.stepper
+            .sim
+            .set_targets(&scene.model, &ids, &t)
+            .map_err(|e| PyValueError::new_err(format!("set_targets: {e}")))
+    }
+
     /// Simulated time (s): steps taken × dt.
     #[getter]
     fn time(&self, py: Python<'_>) -> f64 {
