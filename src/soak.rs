@@ -69,7 +69,7 @@ impl Row {
                 s.unconverged_steps,
                 s.resolution_limited_steps,
                 s.capped_steps,
-                s.first_contact_step
+                s.first_any_contact_step()
                     .map_or(String::new(), |c| c.to_string()),
                 s.min_wall_distance,
                 self.wall_s,

@@ -99,7 +99,7 @@ pub fn run_on<S: std::ops::Deref<Target = Scene> + Clone>(
             ));
             b.inc(1);
         }
-        if let (Some(k), Some(c)) = (opts.stop_after_contact, summary.first_contact_step) {
+        if let (Some(k), Some(c)) = (opts.stop_after_contact, summary.first_any_contact_step()) {
             if rec.step >= c + k {
                 break;
             }

@@ -41,7 +41,8 @@ pub struct RunOptions {
     /// Show a progress bar on stderr.
     pub progress: bool,
     /// End the run this many steps after its first contact (a node within d̂ of a
-    /// wall), if that comes before `steps`: a horizon that includes the contacts.
+    /// wall, or two primitives within d̂ of each other), if that comes before
+    /// `steps`: a horizon that includes the contacts.
     pub stop_after_contact: Option<u64>,
 }
 

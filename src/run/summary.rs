@@ -89,7 +89,9 @@ pub struct Summary {
     pub wall_clock_seconds: f64,
     /// Wall-clock per step (ms).
     pub ms_per_step: f64,
-    /// Smallest node–wall distance over the run, initial state included (m).
+    /// Smallest node–wall distance over the run, initial state included (m; `null`
+    /// in the file, +∞ here, for a scene without walls).
+    #[serde(deserialize_with = "null_as_infinity")]
     pub min_wall_distance: f64,
     /// Step at which that smallest distance occurred (0 = initial state).
     pub min_wall_distance_step: u64,
@@ -136,7 +138,21 @@ pub struct Summary {
     pub drives: Vec<crate::drive::DriveSummary>,
 }
 
+/// A distance written as `null` (JSON has no ∞) read back as +∞.
+fn null_as_infinity<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    let v: Option<f64> = serde::Deserialize::deserialize(d)?;
+    Ok(v.unwrap_or(f64::INFINITY))
+}
+
 impl Summary {
+    /// The first step in contact with a wall or between primitives, if any.
+    pub fn first_any_contact_step(&self) -> Option<u64> {
+        match (self.first_contact_step, self.first_pair_contact_step) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     /// The summary of a run that has not taken a step yet: status `running`, every
     /// total zero, `min_wall_distance` (m) that of the initial state, `precision`
     /// the backend's ([`crate::backend::Backend::precision_name`]), `chosen` what

@@ -113,6 +113,11 @@ pub const BUNDLED: &[(&str, &str)] = &[
         "ropes_parallel",
         include_str!("../../scenes/ropes_parallel.toml"),
     ),
+    (
+        "square_crush",
+        include_str!("../../scenes/square_crush.toml"),
+    ),
+    ("box_crush", include_str!("../../scenes/box_crush.toml")),
 ];
 
 /// Meshes shipped inside the binary (also in `scenes/meshes/`), by their path
