@@ -151,3 +151,15 @@ fn two_drives_of_one_node_and_drives_under_the_nonsmooth_model_are_refused() {
                      [[bodies.drive]]\nvelocity = [1.0, 0.0]\n";
     expect(nonsmooth, "bodies[0].drive[0]", 15, "barrier contact model");
 }
+
+#[test]
+fn a_batch_runs_a_variant_with_driven_nodes_alone_and_says_why() {
+    let plain = scene(GOOD).model;
+    assert_eq!(springsim::ensemble::device::unsupported(&plain), None);
+    let (text, _) = with_drive("velocity = [1.0, 0.0]");
+    let why = springsim::ensemble::device::unsupported(&scene(&text).model).expect("refused");
+    assert!(
+        why.contains("driven nodes (bodies.N.drive)") && !why.contains('\n'),
+        "{why}"
+    );
+}

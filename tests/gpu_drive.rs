@@ -5,29 +5,15 @@ mod common;
 
 use common::drive::{crush, press};
 use springsim::backend::cpu::CpuBackend;
-use springsim::backend::gpu::GpuBackend;
-use springsim::backend::Backend;
 use springsim::collision::check::intersections;
 use springsim::model::Model;
 use springsim::sim::Simulation;
-
-/// The GPU backend for `model` (self-contact kept), or `None` (panics under CI).
-fn gpu(model: &Model) -> Option<Box<dyn Backend>> {
-    match GpuBackend::with_options(model.clone(), Default::default()) {
-        Ok(g) => Some(Box::new(g)),
-        Err(e) if std::env::var_os("CI").is_some() => panic!("CI is set but no GPU: {e}"),
-        Err(e) => {
-            eprintln!("skipping GPU test (no adapter): {e}");
-            None
-        }
-    }
-}
 
 /// Steps `model` `steps` times on both backends, the GPU's states checked for
 /// intersections; returns the largest position difference (m) and the records'
 /// largest lag and work differences.
 fn beside(model: &Model, steps: usize) -> Option<(f64, f64, f64)> {
-    let g = gpu(model)?;
+    let g = common::gpu_with_contact(model)?;
     let mut cpu = Simulation::new(Box::new(CpuBackend::new(model.clone())), model);
     let mut gpu = Simulation::new(g, model);
     let (mut lag, mut work) = (0.0f64, 0.0f64);

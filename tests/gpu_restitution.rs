@@ -5,27 +5,15 @@ mod common;
 
 use common::bounce::{body_nodes, centre_velocity, on_ground};
 use springsim::backend::cpu::CpuBackend;
-use springsim::backend::gpu::GpuBackend;
-use springsim::backend::Backend;
 use springsim::model::Model;
 use springsim::sim::Simulation;
-
-/// The GPU backend for `model` (self-contact kept), or `None` (panics under CI).
-fn gpu(model: &Model) -> Option<Box<dyn Backend>> {
-    match GpuBackend::with_options(model.clone(), Default::default()) {
-        Ok(g) => Some(Box::new(g)),
-        Err(e) if std::env::var_os("CI").is_some() => panic!("CI is set but no GPU: {e}"),
-        Err(e) => {
-            eprintln!("skipping GPU test (no adapter): {e}");
-            None
-        }
-    }
-}
 
 /// Steps `model` on both backends; per step the corrected contacts must agree, and
 /// at the end `velocity(v)` on both (m/s) within `tol`.
 fn agree(model: &Model, steps: usize, velocity: impl Fn(&[f64]) -> f64, tol: f64) {
-    let Some(g) = gpu(model) else { return };
+    let Some(g) = common::gpu_with_contact(model) else {
+        return;
+    };
     let mut cpu = Simulation::new(Box::new(CpuBackend::new(model.clone())), model);
     let mut gpu = Simulation::new(g, model);
     let mut corrected = 0;

@@ -220,6 +220,21 @@ pub fn gpu_backend(
     }
 }
 
+/// The GPU backend for `model` with its contact between bodies kept (unlike
+/// [`gpu_backend`]), boxed; `None` where there is no adapter (panics when `CI` is set).
+pub fn gpu_with_contact(
+    model: &springsim::model::Model,
+) -> Option<Box<dyn springsim::backend::Backend>> {
+    match springsim::backend::gpu::GpuBackend::with_options(model.clone(), Default::default()) {
+        Ok(g) => Some(Box::new(g)),
+        Err(e) if std::env::var_os("CI").is_some() => panic!("CI is set but no GPU: {e}"),
+        Err(e) => {
+            eprintln!("skipping GPU test (no adapter): {e}");
+            None
+        }
+    }
+}
+
 /// Largest absolute entry.
 pub fn max_abs(v: &[f64]) -> f64 {
     v.iter().fold(0.0, |m, c| m.max(c.abs()))
