@@ -50,6 +50,9 @@ struct Params {
     gravity: vec4<real>,
     // wall w: normal at 2w (unit, xyz), a point on it at 2w + 1
     walls: array<vec4<real>, 32>,
+    // how far (m) plane wall w moved since the step's start (moving walls): friction's
+    // slip against it is measured relative to it
+    wall_shift: array<vec4<real>, 16>,
     // friction coefficient μ of slot s at component s % 4 of entry s / 4
     friction_mu: array<vec4<real>, 8>,
     // the multilevel preconditioner (kernels/mas.wgsl): levels, domains of all levels

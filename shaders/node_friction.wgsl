@@ -9,6 +9,13 @@ fn load_friction(i: u32, s: u32) -> vec4<real> {
     return friction[i * P.friction_slots + s];
 }
 
+// x − xⁿ (m) of a node less how far wall slot s moved since the step's start (a
+// moving plane wall; implicit walls stay): the slip friction sees.
+fn slot_slip(s: u32, dx: vec3<real>) -> vec3<real> {
+    if (s < P.n_walls) { return dx - P.wall_shift[s].xyz; }
+    return dx;
+}
+
 // μ λ of a contact, 0 where there is none.
 fn friction_weight(s: u32, f: vec4<real>) -> real {
     return friction_mu(s) * max(f.w, 0.0);
@@ -20,7 +27,7 @@ fn node_friction_value(i: u32, dx: vec3<real>) -> real {
     for (var s = 0u; s < P.friction_slots; s++) {
         let f = load_friction(i, s);
         let ml = friction_weight(s, f);
-        if (ml > 0.0) { e += friction_value(ml, P.friction_eps, f.xyz, dx); }
+        if (ml > 0.0) { e += friction_value(ml, P.friction_eps, f.xyz, slot_slip(s, dx)); }
     }
     return e;
 }
@@ -31,7 +38,7 @@ fn node_friction_change(i: u32, dx: vec3<real>, delta: vec3<real>) -> real {
     for (var s = 0u; s < P.friction_slots; s++) {
         let f = load_friction(i, s);
         let ml = friction_weight(s, f);
-        if (ml > 0.0) { e += friction_value_change(ml, P.friction_eps, f.xyz, dx, delta); }
+        if (ml > 0.0) { e += friction_value_change(ml, P.friction_eps, f.xyz, slot_slip(s, dx), delta); }
     }
     return e;
 }
@@ -42,7 +49,7 @@ fn node_friction_terms(i: u32, dx: vec3<real>) -> FrictionTerms {
     for (var s = 0u; s < P.friction_slots; s++) {
         let f = load_friction(i, s);
         let ml = friction_weight(s, f);
-        if (ml > 0.0) { t = friction_terms_add(t, friction_terms(ml, P.friction_eps, f.xyz, dx)); }
+        if (ml > 0.0) { t = friction_terms_add(t, friction_terms(ml, P.friction_eps, f.xyz, slot_slip(s, dx))); }
     }
     return t;
 }

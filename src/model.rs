@@ -230,6 +230,8 @@ pub struct Model {
     /// Their nodes are also `fixed`: the Newton solve never moves them, the drive
     /// stage before it does ([`crate::drive`]).
     pub drives: Vec<crate::script::Drive>,
+    /// Plane walls that translate (`walls.N.drive`): the drive stage moves them too.
+    pub moving_walls: Vec<crate::script::MovingWall>,
 }
 
 /// The coefficients of restitution a scene asks of barrier contact

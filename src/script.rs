@@ -160,6 +160,34 @@ impl Drive {
     }
 }
 
+/// A plane wall that translates (the scene's `walls.N.drive`): its point follows
+/// `origin + u(t)`, the motion's translation; its normal stays.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MovingWall {
+    /// Name for messages and outputs: `walls[i]`.
+    pub name: String,
+    /// The wall's index among the model's plane walls.
+    pub wall: usize,
+    /// Its point (m) at t = 0, `dim` components.
+    pub origin: Vec<f64>,
+    /// The motion (its rotation is the identity).
+    pub motion: Motion,
+}
+
+impl MovingWall {
+    /// The wall's point (m) at time `t` (s); `None` for a motion set from outside.
+    pub fn origin_at(&self, t: f64) -> Option<Vec<f64>> {
+        let pose = self.motion.pose(t)?;
+        Some(
+            self.origin
+                .iter()
+                .zip(pose.translate)
+                .map(|(o, u)| o + u)
+                .collect(),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -130,7 +130,8 @@ impl Simulation {
             rebound,
             law_velocities: None,
             driver: Driver::new(model),
-            model: (!model.drives.is_empty()).then(|| std::sync::Arc::new(model.clone())),
+            model: (!model.drives.is_empty() || !model.moving_walls.is_empty())
+                .then(|| std::sync::Arc::new(model.clone())),
         }
     }
 

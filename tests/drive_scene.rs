@@ -159,7 +159,59 @@ fn a_batch_runs_a_variant_with_driven_nodes_alone_and_says_why() {
     let (text, _) = with_drive("velocity = [1.0, 0.0]");
     let why = springsim::ensemble::device::unsupported(&scene(&text).model).expect("refused");
     assert!(
-        why.contains("driven nodes (bodies.N.drive)") && !why.contains('\n'),
+        why.contains("driven nodes and moving walls") && !why.contains('\n'),
         "{why}"
     );
+}
+
+#[test]
+fn a_plane_wall_takes_a_translation_and_nothing_else() {
+    let wall = "[walls.drive]\nvelocity = [0.5, 0.0]\n";
+    let text = GOOD.replace(
+        "normal = [0.0, 1.0]\n",
+        &format!("normal = [0.0, 1.0]\n{wall}"),
+    );
+    let m = scene(&text).model;
+    assert_eq!((m.moving_walls.len(), m.moving_walls[0].wall), (1, 0));
+    assert_eq!(m.moving_walls[0].origin_at(2.0).unwrap(), vec![1.0, -1.0]);
+    // The drive's header is on GOOD's line 11 (after `normal`), its keys follow.
+    let cases: &[(&str, &str, usize, &str)] = &[
+        (
+            "angular_velocity = 1.0",
+            "walls[0].drive.angular_velocity",
+            12,
+            "translates as a whole",
+        ),
+        (
+            "where = \"x > 0\"\nvelocity = [1.0, 0.0]",
+            "walls[0].drive.where",
+            12,
+            "for the drives of bodies",
+        ),
+        (
+            "keyframes = [{ time = 1.0, rotate = 10.0 }]",
+            "walls[0].drive.keyframes[0].rotate",
+            12,
+            "take no rotate",
+        ),
+        (
+            "velocity = [1.0]",
+            "walls[0].drive.velocity",
+            12,
+            "must have 2 components",
+        ),
+    ];
+    let bouncy = GOOD.replace("kappa = 1e5\n", "kappa = 1e5\nrestitution = 0.5\n");
+    let text = bouncy.replace(
+        "normal = [0.0, 1.0]\n",
+        &format!("normal = [0.0, 1.0]\n{wall}"),
+    );
+    expect(&text, "walls[0].drive", 12, "moving walls and restitution");
+    for (keys, field, line, reason) in cases {
+        let text = GOOD.replace(
+            "normal = [0.0, 1.0]\n",
+            &format!("normal = [0.0, 1.0]\n[walls.drive]\n{keys}\n"),
+        );
+        expect(&text, field, *line, reason);
+    }
 }

@@ -178,6 +178,17 @@ pub trait Backend: NewtonSystem + Send {
             self.name()
         ))
     }
+    /// Puts the plane walls where the drive stage moved them (`walls`, in the model's
+    /// order) within a step that has begun; `shift` (m, `walls × dim`) is how far each
+    /// moved since the step's start, what friction's slip is measured against.
+    /// `Err` where the backend cannot.
+    fn set_walls(&mut self, walls: &[crate::wall::PlaneWall], shift: &[f64]) -> Result<(), String> {
+        let _ = (walls, shift);
+        Err(format!(
+            "the {} backend cannot move walls (moving walls run on the cpu and gpu backends)",
+            self.name()
+        ))
+    }
     /// Recomputes the lagged friction normal forces λ and tangent bases at the
     /// current iterate (the slip stays measured from `xⁿ`) and returns the largest
     /// change of any λ (N); 0 where there is no friction.

@@ -9,50 +9,85 @@ use crate::backend::cpu::{CCD_KEEP, CCD_MAX_ITERATIONS};
 use crate::collision::ccd::{additive_ccd, CcdParams};
 use crate::collision::near::stacked_distance_sq;
 use crate::collision::pairs::{candidates, stacked, Motion, Pair};
-use crate::contact::{self, Wall};
 use crate::model::Model;
 use crate::parallel;
-use crate::wall::plane_ccd_bound;
+use crate::wall::{plane_ccd_bound, PlaneWall};
 
 /// The gap (in d̂) the drive stage leaves between a driven node and a plane wall or
 /// between two primitives, where they start farther apart.
 pub const MIN_GAP_DHAT: f64 = 1e-3;
 
-/// The separation (m) a gap of `d` (m) keeps: [`MIN_GAP_DHAT`] `dhat`, or half of a
-/// gap that starts smaller.
+/// The separation (m) a gap of `d` (m) keeps: [`MIN_GAP_DHAT`] `dhat` (so a gap at
+/// the floor, or a rounding below it, does not close further), or half of a gap that
+/// starts below half the floor.
 fn floor(d: f64, dhat: f64) -> f64 {
     let min = MIN_GAP_DHAT * dhat;
-    if d > min {
+    if d > 0.5 * min {
         min
     } else {
         0.5 * d.max(0.0)
     }
 }
 
+/// The walls where the drive stage finds them: the plane walls as they are now
+/// (moving ones where they got to) and each one's move this step (m, `walls × dim`,
+/// zero for a wall that stays).
+pub struct Planes<'a> {
+    /// The plane walls, in the model's order.
+    pub walls: &'a [PlaneWall],
+    /// Each one's move.
+    pub shift: &'a [f64],
+}
+
 /// The largest fraction α ∈ [0, 1] of the move `p` (m, `nodes × dim`, zero but at the
-/// driven `nodes`) from `x` (m) that keeps every driven node clear of every wall and
-/// every pair of collision primitives apart: the walls' CCD bound per driven node and
-/// additive CCD over the swept broad phase (pairs not in `excluded`), each with the
-/// safety of the Newton line search's bound and the gaps' floors ([`floor`]; an
-/// implicit wall's measure W is not a distance, and it keeps the line search's bound).
-pub fn move_bound(model: &Model, x: &[f64], p: &[f64], nodes: &[u32], excluded: &[Pair]) -> f64 {
+/// driven `nodes`) from `x` (m), with the plane walls moving by α times their shift,
+/// that keeps every node clear of every wall and every pair of collision primitives
+/// apart: the walls' CCD bound per node along its motion relative to each wall (every
+/// node where a wall moves, else the driven ones) and additive CCD over the swept
+/// broad phase (pairs not in `excluded`), each with the safety of the Newton line
+/// search's bound and the gaps' floors ([`floor`]; an implicit wall's measure W is
+/// not a distance, and it keeps the line search's bound; implicit walls stay).
+pub fn move_bound(
+    model: &Model,
+    planes: Planes<'_>,
+    x: &[f64],
+    p: &[f64],
+    nodes: &[u32],
+    excluded: &[Pair],
+) -> f64 {
     let (dim, dhat) = (model.dim, model.barrier.dhat);
-    let walls = nodes
-        .iter()
-        .flat_map(|&i| {
-            let r = i as usize * dim..(i as usize + 1) * dim;
-            let (xi, pi) = (&x[r.clone()], &p[r]);
-            contact::walls(model).map(move |w| match w {
-                Wall::Plane(w) => {
-                    let d = w.distance(xi);
-                    plane_ccd_bound(&w.normal, d - floor(d, dhat), pi)
-                }
-                Wall::Implicit(w) => w.ccd_bound(xi, pi),
-            })
-        })
-        .fold(1.0, f64::min);
+    let walls_move = planes.shift.iter().any(|c| *c != 0.0);
+    let node_bound = |i: usize| {
+        let r = i * dim..(i + 1) * dim;
+        let (xi, pi) = (&x[r.clone()], &p[r]);
+        let mut bound = 1.0f64;
+        for (w, wall) in planes.walls.iter().enumerate() {
+            let mut rel = [0.0; 3];
+            for k in 0..dim {
+                rel[k] = pi[k] - planes.shift[w * dim + k];
+            }
+            let d = wall.distance(xi);
+            bound = bound.min(plane_ccd_bound(
+                &wall.normal,
+                d - floor(d, dhat),
+                &rel[..dim],
+            ));
+        }
+        for wall in &model.implicit_walls {
+            bound = bound.min(wall.ccd_bound(xi, pi));
+        }
+        bound
+    };
+    let walls = match walls_move {
+        true => parallel::min(model.num_nodes(), node_bound),
+        false => nodes
+            .iter()
+            .map(|&i| node_bound(i as usize))
+            .fold(1.0, f64::min),
+    }
+    .min(1.0);
     let mesh = &model.collision;
-    if !model.self_contact.enabled || mesh.is_empty() {
+    if !model.self_contact.enabled || mesh.is_empty() || !p.iter().any(|c| *c != 0.0) {
         return walls;
     }
     let sweep = Motion {

@@ -28,10 +28,10 @@ pub const LAG_DHAT: f64 = 1e-3;
 /// What one driven set did over a run (`summary.json`'s `drives`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct DriveSummary {
-    /// The set's name (`<body>.drive<j>`, or `targets` for nodes given targets from
-    /// outside that no drive of the scene moves).
+    /// The set's name (`<body>.drive<j>`, `walls[i]` for a moving wall, or `targets`
+    /// for nodes given targets from outside that no drive of the scene moves).
     pub name: String,
-    /// Its nodes.
+    /// Its nodes (0 for a wall).
     pub nodes: usize,
     /// The largest distance (m) of any of its nodes from its target after a drive
     /// stage, over the run.
@@ -95,13 +95,20 @@ pub struct Driver {
     targets: Vec<f64>,
     /// Per set, its lag (m) after the current step's drive stage.
     lags: Vec<f64>,
+    /// The plane walls as they are now (moving ones where the drive stage took them).
+    planes: Vec<crate::wall::PlaneWall>,
+    /// Per moving wall (`Model::moving_walls`), its set in `summaries`.
+    wall_sets: Vec<usize>,
+    /// How far (m) each plane wall moved in the current step, `walls × dim`.
+    step_shift: Vec<f64>,
     lag_tolerance: f64,
 }
 
 impl Driver {
-    /// The drive stage of `model`; `None` where the model drives no node.
+    /// The drive stage of `model`; `None` where the model drives no node and moves
+    /// no wall.
     pub fn new(model: &Model) -> Option<Self> {
-        if model.drives.is_empty() {
+        if model.drives.is_empty() && model.moving_walls.is_empty() {
             return None;
         }
         Some(Self::with_sets(model))
@@ -126,6 +133,9 @@ impl Driver {
             summaries: vec![],
             targets: vec![],
             lags: vec![],
+            planes: model.walls.clone(),
+            wall_sets: vec![],
+            step_shift: vec![0.0; model.walls.len() * dim],
             lag_tolerance: LAG_DHAT * model.barrier.dhat,
         };
         for drive in &model.drives {
@@ -133,6 +143,10 @@ impl Driver {
             for &i in &drive.nodes {
                 d.add_node(model, i, set);
             }
+        }
+        for wall in &model.moving_walls {
+            let set = d.new_set(&wall.name);
+            d.wall_sets.push(set);
         }
         d
     }

@@ -2,6 +2,7 @@
 
 use super::{bound, DriveStep, Driver};
 use crate::backend::Backend;
+use crate::energy::barrier::barrier_gradient;
 use crate::integrator;
 use crate::model::Model;
 
@@ -53,8 +54,27 @@ impl Driver {
                 moving |= d != 0.0;
             }
         }
+        let nodes_move = moving;
+        // Each moving wall's move towards its point at t_next.
+        let mut shift = vec![0.0; self.planes.len() * dim];
+        let mut wall_targets = Vec::with_capacity(model.moving_walls.len());
+        for mw in &model.moving_walls {
+            let o = &self.planes[mw.wall].origin;
+            let target = mw.origin_at(t_next).unwrap_or_else(|| o.clone());
+            for c in 0..dim {
+                shift[mw.wall * dim + c] = target[c] - o[c];
+                moving |= target[c] != o[c];
+            }
+            wall_targets.push(target);
+        }
+        self.step_shift.iter_mut().for_each(|c| *c = 0.0);
         if moving {
-            let alpha = bound::move_bound(model, &x, &p, &self.nodes, self.reactions.excluded());
+            let planes = bound::Planes {
+                walls: &self.planes,
+                shift: &shift,
+            };
+            let excluded = self.reactions.excluded();
+            let alpha = bound::move_bound(model, planes, &x, &p, &self.nodes, excluded);
             for (k, &i) in self.nodes.iter().enumerate() {
                 for c in 0..dim {
                     let n = i as usize * dim + c;
@@ -64,7 +84,24 @@ impl Driver {
                     };
                 }
             }
-            backend.set_iterate(&start, &x)?;
+            for (mw, target) in model.moving_walls.iter().zip(&wall_targets) {
+                for c in 0..dim {
+                    let o = &mut self.planes[mw.wall].origin[c];
+                    let moved = match alpha >= 1.0 {
+                        true => target[c] - *o,
+                        false => alpha * shift[mw.wall * dim + c],
+                    };
+                    *o += moved;
+                    self.step_shift[mw.wall * dim + c] = moved;
+                }
+            }
+            if nodes_move {
+                backend.set_iterate(&start, &x)?;
+            }
+        }
+        if !model.moving_walls.is_empty() {
+            // Every step: a wall that stopped must not leave last step's shift.
+            backend.set_walls(&self.planes, &self.step_shift)?;
         }
         self.lags.iter_mut().for_each(|l| *l = 0.0);
         for (k, &i) in self.nodes.iter().enumerate() {
@@ -73,6 +110,16 @@ impl Driver {
             let d2: f64 = x[r].iter().zip(t).map(|(a, b)| (a - b) * (a - b)).sum();
             let set = self.set_of[k];
             self.lags[set] = self.lags[set].max(d2.sqrt());
+        }
+        for ((mw, target), &set) in model
+            .moving_walls
+            .iter()
+            .zip(&wall_targets)
+            .zip(&self.wall_sets)
+        {
+            let o = &self.planes[mw.wall].origin;
+            let d2: f64 = o.iter().zip(target).map(|(a, b)| (a - b) * (a - b)).sum();
+            self.lags[set] = d2.sqrt();
         }
         Ok(self.lags.iter().copied().fold(0.0, f64::max))
     }
@@ -106,6 +153,23 @@ impl Driver {
                 );
                 self.v[e] = v;
                 self.a[e] = a;
+            }
+        }
+        // A moving wall's work: what its barriers resist its move with,
+        // Σ_i −b′(d_i) n·Δo, at the step's end.
+        for (mw, &set) in model.moving_walls.iter().zip(&self.wall_sets) {
+            let wall = &self.planes[mw.wall];
+            let moved: f64 = (0..dim)
+                .map(|c| wall.normal[c] * self.step_shift[mw.wall * dim + c])
+                .sum();
+            if moved != 0.0 {
+                let push: f64 = (0..model.num_nodes())
+                    .map(|i| {
+                        let d = wall.distance(&x[i * dim..(i + 1) * dim]);
+                        -barrier_gradient(&model.barrier, model.contact_area[i], d)
+                    })
+                    .sum();
+                works[set] += push * moved;
             }
         }
         for ((sum, &lag), w) in self.summaries.iter_mut().zip(&self.lags).zip(&works) {

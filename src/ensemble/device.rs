@@ -67,10 +67,13 @@ pub fn unsupported(model: &Model) -> Option<String> {
     } else if model.restitution.is_some() {
         // Its correction reads and writes a variant's velocities between steps.
         ("the restitution law (contact.restitution)".to_string(), "")
-    } else if !model.drives.is_empty() {
-        // The drive stage moves a variant's driven nodes between its steps' starts and
-        // its solves, on the host.
-        ("driven nodes (bodies.N.drive)".to_string(), "")
+    } else if !model.drives.is_empty() || !model.moving_walls.is_empty() {
+        // The drive stage moves a variant's driven nodes and walls between its steps'
+        // starts and its solves, on the host.
+        (
+            "driven nodes and moving walls (bodies.N.drive, walls.N.drive)".to_string(),
+            "",
+        )
     } else if let Some(why) = super::watch::cannot_watch(model) {
         (why, MEET)
     } else if pair_count(model) > MAX_PAIRS {

@@ -169,12 +169,19 @@ impl Builder<'_> {
         let particle_radius = self.particle_radius(&raw.bodies, nonsmooth.is_some())?;
         let mut walls = Vec::new();
         let mut implicit_walls = Vec::new();
+        let mut moving = Vec::new();
         let mut friction = self.friction_params(&raw.contact, nonsmooth.is_some())?;
         let (mut plane_e, mut implicit_e) = (Vec::new(), Vec::new());
         for (i, w) in raw.walls.iter().enumerate() {
             let mu = self.wall_friction(i, w, nonsmooth.is_some())?;
             let e = self.wall_restitution(&raw, i, nonsmooth.is_some())?;
             if w.kind == format::WallKind::Implicit {
+                if w.drive.is_some() {
+                    return Err(self.err(
+                        &format!("walls.{i}.drive"),
+                        "implicit walls do not move yet: only plane walls take a drive",
+                    ));
+                }
                 let parts = self.implicit_wall(i, w, dim, particle_radius)?;
                 friction.implicit_mu.extend(parts.iter().map(|_| mu));
                 implicit_e.extend(parts.iter().map(|_| e));
@@ -205,6 +212,16 @@ impl Builder<'_> {
             for (o, n) in wall.origin.iter_mut().zip(&wall.normal) {
                 *o += particle_radius * n;
             }
+            if let (Some(_), Some(_)) = (&w.drive, &nonsmooth) {
+                return Err(self.err(
+                    &format!("walls.{i}.drive"),
+                    "moving walls need the barrier contact model (contact.model = \"barrier\")",
+                ));
+            }
+            if let Some(d) = &w.drive {
+                let (plane, origin) = (walls.len(), wall.origin.clone());
+                moving.push(self.wall_drive(i, d, dim, plane, origin)?);
+            }
             walls.push(wall);
         }
         if raw.bodies.is_empty() {
@@ -231,10 +248,20 @@ impl Builder<'_> {
             self_contact: self.self_contact_params(&raw.contact, nonsmooth.is_some())?,
             restitution: None,
             drives: vec![],
+            moving_walls: moving,
         };
         if nonsmooth.is_none() {
             plane_e.extend(implicit_e);
             model.restitution = self.restitution_params(&raw, plane_e, &model)?;
+            if let (Some(_), Some(w)) = (
+                &model.restitution,
+                raw.walls.iter().position(|w| w.drive.is_some()),
+            ) {
+                return Err(self.err(
+                    &format!("walls.{w}.drive"),
+                    "the restitution law (contact.restitution) follows walls that stay put: moving walls and restitution do not go together yet",
+                ));
+            }
         } else {
             self.nonsmooth_body_restitution(&raw)?;
         }

@@ -4,7 +4,7 @@
 use super::format::{fmt_num, BodySection, DriveSection};
 use super::{Builder, SceneError};
 use crate::model::Model;
-use crate::script::{Drive, Keyframe, Motion};
+use crate::script::{Drive, Keyframe, Motion, MovingWall};
 
 impl Builder<'_> {
     /// Adds the drives of body `bi` (its nodes `first..`, just added to `model`) and
@@ -71,6 +71,46 @@ impl Builder<'_> {
             });
         }
         Ok(())
+    }
+
+    /// The translation of plane wall `i` (`walls.i.drive`; the `plane`-th plane wall,
+    /// its point `origin` at t = 0, m): the keys of a body's drive less those that
+    /// choose nodes or turn.
+    pub(super) fn wall_drive(
+        &self,
+        i: usize,
+        d: &DriveSection,
+        dim: usize,
+        plane: usize,
+        origin: Vec<f64>,
+    ) -> Result<MovingWall, SceneError> {
+        let path = format!("walls.{i}.drive");
+        let given = [
+            ("name", d.name.is_some()),
+            ("where", d.condition.is_some()),
+            ("nodes", d.nodes.is_some()),
+            ("center", d.center.is_some()),
+            ("angular_velocity", d.angular_velocity.is_some()),
+            ("axis", d.axis.is_some()),
+        ];
+        self.reject_given(&path, &given, |k| {
+            format!("a plane wall translates as a whole: `{k}` is for the drives of bodies")
+        })?;
+        let motion = self.motion(&path, d, dim)?;
+        if let Motion::Keyframes { frames, .. } = &motion {
+            if let Some(k) = frames.iter().position(|f| f.angle != 0.0) {
+                return Err(self.err(
+                    &format!("{path}.keyframes.{k}.rotate"),
+                    "a plane wall translates: its keyframes take no rotate",
+                ));
+            }
+        }
+        Ok(MovingWall {
+            name: format!("walls[{i}]"),
+            wall: plane,
+            origin,
+            motion,
+        })
     }
 
     /// The nodes (model indices) a drive at `path` selects.

@@ -162,6 +162,9 @@ pub struct WallSection {
     /// Coefficient of restitution e in [0, 1] of this wall (barrier model); default
     /// `contact.restitution`.
     pub restitution: Option<f64>,
+    /// Plane walls: a translation over time (`[walls.drive]`: `velocity`, `start`,
+    /// `stop`, or `keyframes` with `translate`).
+    pub drive: Option<DriveSection>,
 }
 
 /// Body generators.

@@ -118,6 +118,7 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenes/square_crush.toml"),
     ),
     ("box_crush", include_str!("../../scenes/box_crush.toml")),
+    ("box_on_belt", include_str!("../../scenes/box_on_belt.toml")),
 ];
 
 /// Meshes shipped inside the binary (also in `scenes/meshes/`), by their path

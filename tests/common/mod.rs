@@ -193,6 +193,7 @@ pub fn random_model(n: usize, dim: usize, barrier: &str, seed: u64) -> springsim
         self_contact: Default::default(),
         restitution: None,
         drives: vec![],
+        moving_walls: vec![],
     }
 }
 

@@ -35,7 +35,14 @@ impl CpuBackend {
             let mu = self.model.friction.mu(w, planes);
             if lam > 0.0 && mu > 0.0 {
                 let n = &self.friction_normal[(i * nw + w) * dim..(i * nw + w + 1) * dim];
-                f(mu, lam, n, &dx[..dim]);
+                // The slip against a plane wall that moved is relative to it.
+                let mut slip = dx;
+                if w < planes {
+                    for k in 0..dim {
+                        slip[k] -= self.wall_shift[w * dim + k];
+                    }
+                }
+                f(mu, lam, n, &slip[..dim]);
             }
         }
     }

@@ -28,7 +28,9 @@ mod cg;
 mod contact_lists;
 mod direct;
 pub mod direct_cost;
+mod device_name;
 mod direction_stats;
+pub use device_name::cpu_model_name;
 mod energy;
 mod friction;
 mod newton_matvec;
@@ -40,6 +42,7 @@ mod step;
 pub mod switching;
 
 pub use crate::linear_solver::LinearSolver;
+use crate::wall::PlaneWall;
 
 /// The CPU backend: state, scratch and the per-iteration Hessian blocks.
 pub struct CpuBackend {
@@ -88,6 +91,9 @@ pub struct CpuBackend {
     preconditioner_seconds: f64,
     /// Walls (plane, then implicit) per node in the friction arrays; 0 without friction.
     friction_slots: usize,
+    /// How far (m) each plane wall has moved since the step's start, `walls × dim`
+    /// (moving walls, [`crate::drive`]): friction's slip is measured against it.
+    wall_shift: Vec<f64>,
     /// Lagged normal force λ (N) per node and wall, from the start of the step.
     friction_lambda: Vec<f64>,
     /// Lagged unit normal per node and wall (`dim` components each).
@@ -136,6 +142,7 @@ impl CpuBackend {
             contact,
             per_residual,
             friction_slots,
+            wall_shift: vec![0.0; model.walls.len() * model.dim],
             friction_lambda: vec![0.0; n * friction_slots],
             friction_normal: vec![0.0; n * friction_slots * dim],
             friction_eps: model.friction.eps_v * h,
@@ -366,6 +373,12 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
+    fn set_walls(&mut self, walls: &[PlaneWall], shift: &[f64]) -> Result<(), String> {
+        self.model.walls.clone_from_slice(walls);
+        self.wall_shift.copy_from_slice(shift);
+        Ok(())
+    }
+
     fn set_iterate(&mut self, _start: &[f64], x: &[f64]) -> Result<(), String> {
         self.x.copy_from_slice(x);
         // The candidate lists were built around the old iterate.
@@ -376,17 +389,4 @@ impl Backend for CpuBackend {
     fn diagnostics(&mut self) -> Diagnostics {
         self.energy_diagnostics()
     }
-}
-
-/// The CPU's model name from `/proc/cpuinfo`, or a generic word where there is none.
-pub fn cpu_model_name() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|v| v.trim().to_string())
-        })
-        .unwrap_or_else(|| "CPU".to_string())
 }

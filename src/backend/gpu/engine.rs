@@ -283,6 +283,15 @@ impl Engine {
             .write_buffer(&self.buffers.params, offset, &bytes);
     }
 
+    /// Writes `bytes` into the uniform block at byte `offset` before the next
+    /// submission (deferred work first: it must not see them).
+    pub fn write_params(&mut self, offset: u64, bytes: &[u8]) {
+        self.flush_deferred();
+        self.ctx
+            .queue
+            .write_buffer(&self.buffers.params, offset, bytes);
+    }
+
     /// Reads `len` bytes of a staging buffer (a blocking read).
     fn read_staging(&mut self, which: Staging, len: u64) -> Vec<u8> {
         let buf = match which {

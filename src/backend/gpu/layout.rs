@@ -62,6 +62,8 @@ pub struct Params {
     pub gravity: [f64; 4],
     /// Wall w: unit normal at `2w`, a point on the plane (m) at `2w + 1`.
     pub walls: [[f64; 4]; 2 * MAX_WALLS],
+    /// How far (m) wall w moved since the step's start (moving walls), xyz and 0.
+    pub wall_shift: [[f64; 4]; MAX_WALLS],
     /// Friction coefficient μ of slot s at `[s / 4][s % 4]`.
     pub friction_mu: [[f64; 4]; MAX_FRICTION_WALLS / 4],
     /// The multilevel preconditioner: levels, domains over all levels (0 without it).
@@ -216,6 +218,7 @@ impl Layouts {
         }
         l.put(&mut out, 0, "gravity", &p.gravity);
         l.put(&mut out, 0, "walls", &p.walls.concat());
+        l.put(&mut out, 0, "wall_shift", &p.wall_shift.concat());
         l.put(&mut out, 0, "friction_mu", &p.friction_mu.concat());
         let ints = |v: &[u32]| v.iter().map(|c| *c as f64).collect::<Vec<f64>>();
         l.put(&mut out, 0, "mas", &ints(&p.mas));

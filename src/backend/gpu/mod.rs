@@ -250,6 +250,32 @@ impl GpuBackend {
         self.rebuild_pairs();
     }
 
+    /// Puts the plane walls at `walls` within a begun step, `shift` (m, `walls × dim`)
+    /// how far each moved since the step's start: the uniform's `walls` and
+    /// `wall_shift`, one queue write.
+    pub fn move_walls(&mut self, walls: &[crate::wall::PlaneWall], shift: &[f64]) {
+        use layout::MAX_WALLS;
+        let dim = self.model.dim;
+        let mut planes = [[0.0; 4]; 2 * MAX_WALLS];
+        let mut shifts = [[0.0; 4]; MAX_WALLS];
+        for (w, wall) in walls.iter().enumerate() {
+            for k in 0..dim {
+                planes[2 * w][k] = wall.normal[k];
+                planes[2 * w + 1][k] = wall.origin[k];
+                shifts[w][k] = shift[w * dim + k];
+            }
+        }
+        self.model.walls.clone_from_slice(walls);
+        let l = &self.engine.layouts.params;
+        // walls, then wall_shift, then friction_mu in the uniform block
+        let (from, end) = (l.offset("walls"), l.offset("friction_mu"));
+        let mut bytes = vec![0u8; l.size as usize];
+        l.put(&mut bytes, 0, "walls", &planes.concat());
+        l.put(&mut bytes, 0, "wall_shift", &shifts.concat());
+        self.engine
+            .write_params(from, &bytes[from as usize..end as usize]);
+    }
+
     /// This backend, holding `lease` until it is dropped.
     pub fn holding(mut self, lease: Box<dyn Send>) -> Self {
         self.lease = Some(lease);

@@ -123,6 +123,7 @@ fn params(
         self_friction: model.self_contact.friction,
         gravity,
         walls,
+        wall_shift: [[0.0; 4]; MAX_WALLS],
         friction_mu,
         mas,
         mas_levels,

@@ -283,6 +283,11 @@ impl Backend for GpuBackend {
         Ok(())
     }
 
+    fn set_walls(&mut self, walls: &[crate::wall::PlaneWall], shift: &[f64]) -> Result<(), String> {
+        self.move_walls(walls, shift);
+        Ok(())
+    }
+
     fn set_iterate(&mut self, start: &[f64], x: &[f64]) -> Result<(), String> {
         self.move_iterate(start, x);
         Ok(())
