@@ -1,9 +1,9 @@
-//! How far the drive stage may move the driven nodes: the same continuous collision
-//! detection as the Newton line search's, over the driven nodes' move alone, with a
-//! floor under each gap. Pushed into something that cannot give way (a fixed block),
-//! the line search's bound alone would let the gap shrink tenfold at every step, to
-//! nothing in a few hundred steps; the drive keeps [`MIN_GAP_DHAT`] d̂ (or half the
-//! gap, where a pair starts closer).
+//! How far the drive stage may move the driven nodes and the moving plane walls: the
+//! same continuous collision detection as the Newton line search's, over their move
+//! alone, with a floor under each gap. Pushed into something that cannot give way (a
+//! fixed block), the line search's bound alone would let the gap shrink tenfold at
+//! every step, to nothing in a few hundred steps; the drive keeps [`MIN_GAP_DHAT`] d̂
+//! (or half the gap, where one starts below half of that).
 
 use crate::backend::cpu::{CCD_KEEP, CCD_MAX_ITERATIONS};
 use crate::collision::ccd::{additive_ccd, CcdParams};

@@ -6,7 +6,9 @@
 //! writes the iterate back ([`crate::backend::Backend::set_iterate`]). The solve
 //! then treats the driven nodes as fixed where they are, so they enter the step
 //! exactly as the script asks where nothing is in the way, and never push anything
-//! through anything where something is: they lag, and the lag is reported.
+//! through anything where something is: they lag, and the lag is reported. Moving
+//! plane walls move in the same stage, under the same bound, and reach the backend
+//! through [`crate::backend::Backend::set_walls`].
 //!
 //! After the solve [`Driver::after_solve`] measures the script's work
 //! ([`work::Reactions`]) and keeps the driven nodes' own velocities and
