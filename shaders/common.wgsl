@@ -13,6 +13,8 @@ const WG: u32 = 256u;
 const BIG: real = 3.0e38;
 // Largest number of plane walls a scene may have on the GPU.
 const MAX_WALLS: u32 = 16u;
+// Implicit walls with a frame in the uniform (the ones a scene can move).
+const MAX_IMPLICIT_FRAMES: u32 = 16u;
 // Largest number of walls (plane, then implicit) of a scene with friction on the GPU.
 const MAX_FRICTION_WALLS: u32 = 32u;
 // Fraction of the distance to a wall that one line-search step may cover (seed 003).
@@ -53,6 +55,12 @@ struct Params {
     // how far (m) plane wall w moved since the step's start (moving walls): friction's
     // slip against it is measured relative to it
     wall_shift: array<vec4<real>, 16>,
+    // implicit wall w's frame (src/implicit/frame.rs): row r of the rotation taking
+    // world vectors into the wall's frame (xyz) and of the offset (w, m) at 3w + r
+    implicit_frames: array<vec4<real>, 48>,
+    // how implicit wall w's points moved since the step's start: row r of D (xyz)
+    // and of s (w, m) at 3w + r; the point at x moved by D x + s
+    implicit_carry: array<vec4<real>, 48>,
     // friction coefficient μ of slot s at component s % 4 of entry s / 4
     friction_mu: array<vec4<real>, 8>,
     // the multilevel preconditioner (kernels/mas.wgsl): levels, domains of all levels

@@ -3,11 +3,14 @@
 // of the kernels is a call into this file, so a new wall kind touches only it and its
 // twin. Each function takes the node's running sums and adds the walls' terms to them
 // in wall order, so the kernels' floating-point order is that of one inline loop.
-// `area` is the node's contact area (m²), `xi` its position (m).
+// `area` is the node's contact area (m²), `xi` its position (m). An implicit wall is
+// evaluated where its frame sees the node (implicit/frame.wgsl) and its gradient
+// turned back into world coordinates.
 // #import state.wgsl
 // #import energy/barrier.wgsl
 // #import wall.wgsl
 // #import implicit/wall.wgsl
+// #import implicit/frame.wgsl
 
 // A node's gradient (N) and symmetric Hessian block (N/m) being summed.
 struct ContactTerms {
@@ -28,9 +31,10 @@ fn contact_add_terms(area: real, xi: vec3<real>, t: ContactTerms) -> ContactTerm
     }
     // implicit walls: gradient b′(d) ∇W, Gauss–Newton block b″(d) ∇W ∇Wᵀ (d = W)
     for (var w = 0u; w < N_IMPLICIT_WALLS; w++) {
-        let dist = implicit_wall_value(w, xi);
+        let yi = implicit_to_wall(w, xi);
+        let dist = implicit_wall_value(w, yi);
         if (dist > 0.0 && dist < P.dhat) {
-            let gw = implicit_wall_gradient(w, xi);
+            let gw = implicit_to_world(w, implicit_wall_gradient(w, yi));
             grad += barrier_gradient(P.barrier_kind, P.kappa, P.dhat, area, dist) * gw;
             h = sym_add(h, sym_outer(barrier_hessian(P.barrier_kind, P.kappa, P.dhat, area, dist), gw));
         }
@@ -55,7 +59,7 @@ fn contact_value(area: real, xi: vec3<real>) -> ContactValue {
         bar += barrier_value(P.barrier_kind, P.kappa, P.dhat, area, dist);
     }
     for (var w = 0u; w < N_IMPLICIT_WALLS; w++) {
-        let dist = implicit_wall_value(w, xi);
+        let dist = implicit_wall_value(w, implicit_to_wall(w, xi));
         dmin = min(dmin, dist);
         bar += barrier_value(P.barrier_kind, P.kappa, P.dhat, area, dist);
     }
@@ -85,8 +89,8 @@ fn contact_add_value_change(area: real, xi: vec3<real>, delta: vec3<real>, chang
         }
     }
     for (var w = 0u; w < N_IMPLICIT_WALLS; w++) {
-        let dist = implicit_wall_value(w, xi);
-        let d1 = implicit_wall_value(w, xi + delta);
+        let dist = implicit_wall_value(w, implicit_to_wall(w, xi));
+        let d1 = implicit_wall_value(w, implicit_to_wall(w, xi + delta));
         if (d1 <= 0.0) {
             bad = true;
         } else {
@@ -104,7 +108,7 @@ fn contact_ccd_bound(xi: vec3<real>, pi: vec3<real>) -> real {
         bound = min(bound, plane_ccd_bound(n, plane_distance(n, wall_origin(w), xi), pi));
     }
     for (var w = 0u; w < N_IMPLICIT_WALLS; w++) {
-        bound = min(bound, implicit_ccd_bound(w, xi, pi));
+        bound = min(bound, implicit_ccd_bound(w, implicit_to_wall(w, xi), implicit_dir_to_wall(w, pi)));
     }
     return bound;
 }
@@ -118,5 +122,7 @@ fn contact_friction_lag(s: u32, area: real, xi: vec3<real>) -> vec4<real> {
         let dist = plane_distance(n, wall_origin(s), xi);
         return vec4<real>(n, -barrier_gradient(P.barrier_kind, P.kappa, P.dhat, area, dist));
     }
-    return implicit_friction_lag(s - P.n_walls, P.barrier_kind, P.kappa, P.dhat, area, xi);
+    let w = s - P.n_walls;
+    let f = implicit_friction_lag(w, P.barrier_kind, P.kappa, P.dhat, area, implicit_to_wall(w, xi));
+    return vec4<real>(implicit_to_world(w, f.xyz), f.w);
 }

@@ -3,17 +3,18 @@
 // CPU twin: CpuBackend::for_each_friction in src/backend/cpu/friction.rs.
 // #import state.wgsl
 // #import energy/friction.wgsl
+// #import implicit/frame.wgsl
 
 // The lagged contact of node i with wall slot s: (unit normal, λ (N)).
 fn load_friction(i: u32, s: u32) -> vec4<real> {
     return friction[i * P.friction_slots + s];
 }
 
-// x − xⁿ (m) of a node less how far wall slot s moved since the step's start (a
-// moving plane wall; implicit walls stay): the slip friction sees.
-fn slot_slip(s: u32, dx: vec3<real>) -> vec3<real> {
+// x − xⁿ (m) of node i less how far wall slot s moved since the step's start where
+// the node started (a moving wall; zero for one that stayed): the slip friction sees.
+fn slot_slip(i: u32, s: u32, dx: vec3<real>) -> vec3<real> {
     if (s < P.n_walls) { return dx - P.wall_shift[s].xyz; }
-    return dx;
+    return dx - implicit_carried(s - P.n_walls, load_xn(i));
 }
 
 // μ λ of a contact, 0 where there is none.
@@ -27,7 +28,7 @@ fn node_friction_value(i: u32, dx: vec3<real>) -> real {
     for (var s = 0u; s < P.friction_slots; s++) {
         let f = load_friction(i, s);
         let ml = friction_weight(s, f);
-        if (ml > 0.0) { e += friction_value(ml, P.friction_eps, f.xyz, slot_slip(s, dx)); }
+        if (ml > 0.0) { e += friction_value(ml, P.friction_eps, f.xyz, slot_slip(i, s, dx)); }
     }
     return e;
 }
@@ -38,7 +39,7 @@ fn node_friction_change(i: u32, dx: vec3<real>, delta: vec3<real>) -> real {
     for (var s = 0u; s < P.friction_slots; s++) {
         let f = load_friction(i, s);
         let ml = friction_weight(s, f);
-        if (ml > 0.0) { e += friction_value_change(ml, P.friction_eps, f.xyz, slot_slip(s, dx), delta); }
+        if (ml > 0.0) { e += friction_value_change(ml, P.friction_eps, f.xyz, slot_slip(i, s, dx), delta); }
     }
     return e;
 }
@@ -49,7 +50,7 @@ fn node_friction_terms(i: u32, dx: vec3<real>) -> FrictionTerms {
     for (var s = 0u; s < P.friction_slots; s++) {
         let f = load_friction(i, s);
         let ml = friction_weight(s, f);
-        if (ml > 0.0) { t = friction_terms_add(t, friction_terms(ml, P.friction_eps, f.xyz, slot_slip(s, dx))); }
+        if (ml > 0.0) { t = friction_terms_add(t, friction_terms(ml, P.friction_eps, f.xyz, slot_slip(i, s, dx))); }
     }
     return t;
 }

@@ -5,7 +5,7 @@
 //! `c`. How the run follows the targets without letting anything pass through
 //! anything is [`crate::drive`]'s.
 
-use glam::{DMat3, DVec3};
+use glam::{DMat3, DQuat, DVec3};
 
 /// A rigid pose: a rotation (row-major 3 × 3; 2D uses its upper-left 2 × 2) about a
 /// drive's centre, then a translation (m).
@@ -23,6 +23,19 @@ impl Pose {
         Self {
             translate: [0.0; 3],
             rotation: DMat3::IDENTITY.transpose().to_cols_array(),
+        }
+    }
+
+    /// The pose a fraction `alpha` ∈ [0, 1] of the way from `self` to `to`: the
+    /// translation interpolated linearly, the rotation along the shortest arc.
+    pub fn lerp(&self, to: &Pose, alpha: f64) -> Pose {
+        // from_cols_array of row-major data is the transpose: R = that, transposed.
+        let rot = |p: &Pose| DQuat::from_mat3(&DMat3::from_cols_array(&p.rotation).transpose());
+        let r = rot(self).slerp(rot(to), alpha);
+        Self {
+            translate: [0, 1, 2]
+                .map(|k| self.translate[k] + alpha * (to.translate[k] - self.translate[k])),
+            rotation: DMat3::from_quat(r).transpose().to_cols_array(),
         }
     }
 
@@ -160,22 +173,34 @@ impl Drive {
     }
 }
 
-/// A plane wall that translates (the scene's `walls.N.drive`): its point follows
-/// `origin + u(t)`, the motion's translation; its normal stays.
+/// Which walls a [`MovingWall`] moves.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WallParts {
+    /// The plane wall of this index among the model's plane walls; it translates.
+    Plane(usize),
+    /// These implicit walls (the parts one scene wall was split into at its top-level
+    /// `min`s); they translate and turn together.
+    Implicit(std::ops::Range<usize>),
+}
+
+/// A wall that follows a motion (the scene's `walls.N.drive`): a plane wall's point
+/// follows `origin + u(t)` (its normal stays); an implicit wall moves rigidly by the
+/// motion's pose about `origin`, its rotation centre (see [`crate::implicit::Frame`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MovingWall {
     /// Name for messages and outputs: `walls[i]`.
     pub name: String,
-    /// The wall's index among the model's plane walls.
-    pub wall: usize,
-    /// Its point (m) at t = 0, `dim` components.
+    /// The walls it moves.
+    pub parts: WallParts,
+    /// A plane wall's point, or an implicit wall's rotation centre (m) at t = 0,
+    /// `dim` components.
     pub origin: Vec<f64>,
-    /// The motion (its rotation is the identity).
+    /// The motion (a plane wall's rotation is the identity).
     pub motion: Motion,
 }
 
 impl MovingWall {
-    /// The wall's point (m) at time `t` (s); `None` for a motion set from outside.
+    /// A plane wall's point (m) at time `t` (s); `None` for a motion set from outside.
     pub fn origin_at(&self, t: f64) -> Option<Vec<f64>> {
         let pose = self.motion.pose(t)?;
         Some(
@@ -272,5 +297,16 @@ mod tests {
         let mut x = [0.0; 3];
         d.targets(3, std::f64::consts::FRAC_PI_2, &mut x);
         assert!(x[0].abs() < 1e-12 && (x[1] - 1.0).abs() < 1e-12 && x[2].abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_pose_halfway_turns_half_the_angle() {
+        let turn = |a: f64| Pose::new([2.0 * a, 0.0, 0.0], [0.0, 0.0, 1.0], a);
+        let half = turn(0.2).lerp(&turn(1.0), 0.5);
+        let want = turn(0.6);
+        for (a, b) in half.rotation.iter().zip(&want.rotation) {
+            assert!((a - b).abs() < 1e-12, "{half:?}");
+        }
+        assert!((half.translate[0] - 1.2).abs() < 1e-12);
     }
 }

@@ -172,7 +172,11 @@ fn a_plane_wall_takes_a_translation_and_nothing_else() {
         &format!("normal = [0.0, 1.0]\n{wall}"),
     );
     let m = scene(&text).model;
-    assert_eq!((m.moving_walls.len(), m.moving_walls[0].wall), (1, 0));
+    assert_eq!(m.moving_walls.len(), 1);
+    assert_eq!(
+        m.moving_walls[0].parts,
+        springsim::script::WallParts::Plane(0)
+    );
     assert_eq!(m.moving_walls[0].origin_at(2.0).unwrap(), vec![1.0, -1.0]);
     // The drive's header is on GOOD's line 11 (after `normal`), its keys follow.
     let cases: &[(&str, &str, usize, &str)] = &[
@@ -180,7 +184,7 @@ fn a_plane_wall_takes_a_translation_and_nothing_else() {
             "angular_velocity = 1.0",
             "walls[0].drive.angular_velocity",
             12,
-            "translates as a whole",
+            "its normal stays",
         ),
         (
             "where = \"x > 0\"\nvelocity = [1.0, 0.0]",

@@ -36,6 +36,7 @@ fn generated_wall_modules_validate_in_every_kernel() {
     walls.push(springsim::implicit::ImplicitWall {
         expr: e,
         label: "all".into(),
+        frame: None,
     });
     let gen = generate(&walls);
     for (path, _) in Kernel::files() {
@@ -61,6 +62,7 @@ fn longest_sums_and_deepest_expressions_validate_in_every_kernel() {
         .map(|src| springsim::implicit::ImplicitWall {
             expr: springsim::implicit::parse(src, 2).unwrap(),
             label: "deep".into(),
+            frame: None,
         })
         .collect();
     let gen = generate(&walls);

@@ -134,6 +134,8 @@ fn the_host_writes_every_member_of_the_wgsl_structs_in_every_precision() {
             gravity: [1.0; 4],
             walls: [[2.0; 4]; 32],
             wall_shift: [[1.5; 4]; 16],
+            implicit_frames: [[[1.25; 4]; 3]; 16],
+            implicit_carry: [[[1.75; 4]; 3]; 16],
             friction_mu: [[0.5; 4]; 8],
             mas: [7; 4],
             mas_levels: [[8; 4]; 16],

@@ -72,6 +72,7 @@ fn implicit_barrier_gradient_and_hessian_match_finite_differences() {
     let w = ImplicitWall {
         expr: shape_expr(&Shape::Sextic(15.0), &[0.0, 0.0]),
         label: "sextic".into(),
+        frame: None,
     };
     for kind in [BarrierKind::Book, BarrierKind::Ipc] {
         let b = BarrierParams {
@@ -233,6 +234,7 @@ fn far_nodes_get_no_barrier_terms_even_with_infinite_derivatives() {
     let w = ImplicitWall {
         expr: parse("5 - y + sqrt(x^2)", 2).unwrap(),
         label: "test".into(),
+        frame: None,
     };
     let x = [1e-160, 0.0];
     let du = w.dual(&x);

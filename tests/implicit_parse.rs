@@ -254,7 +254,7 @@ fn deep_expressions_are_refused_and_the_deepest_accepted_fit_a_small_stack() {
                 assert!(v.is_finite() && d.v == v, "{what}: {v} {}", d.v);
                 let r = eval_interval(&e, &[0.2, 0.4], &[0.3, 0.6]);
                 assert!(r.lo <= v && v <= r.hi, "{what}");
-                let w = ImplicitWall { expr: e.clone(), label: what.into() };
+                let w = ImplicitWall { expr: e.clone(), label: what.into(), frame: None };
                 assert!(springsim::implicit::wgsl::generate(&[w]).len() > 1000);
                 assert_eq!(e.clone(), e);
                 // a whole scene: the inside sign and the particle radius add levels

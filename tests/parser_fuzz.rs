@@ -44,6 +44,7 @@ fn check_expression(src: &str, x: [f64; 3]) {
                 let w = ImplicitWall {
                     expr: e,
                     label: src.into(),
+                    frame: None,
                 };
                 let _ = springsim::implicit::wgsl::generate(&[w]);
             }

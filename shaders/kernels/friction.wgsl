@@ -54,7 +54,7 @@ fn friction_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
             let f = load_friction(i, s);
             let ml = friction_weight(s, f);
             if (ml > 0.0) {
-                mine.sums += vec4<real>(friction_contact_stats(ml, P.friction_eps, f.xyz, slot_slip(s, dx)), 0.0);
+                mine.sums += vec4<real>(friction_contact_stats(ml, P.friction_eps, f.xyz, slot_slip(i, s, dx)), 0.0);
             }
         }
     }

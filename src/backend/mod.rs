@@ -178,12 +178,12 @@ pub trait Backend: NewtonSystem + Send {
             self.name()
         ))
     }
-    /// Puts the plane walls where the drive stage moved them (`walls`, in the model's
-    /// order) within a step that has begun; `shift` (m, `walls × dim`) is how far each
-    /// moved since the step's start, what friction's slip is measured against.
+    /// Puts the walls where the drive stage moved them within a step that has begun
+    /// (plane walls and how far each moved since the step's start, implicit walls'
+    /// frames and how their points moved: what friction's slip is measured against).
     /// `Err` where the backend cannot.
-    fn set_walls(&mut self, walls: &[crate::wall::PlaneWall], shift: &[f64]) -> Result<(), String> {
-        let _ = (walls, shift);
+    fn set_walls(&mut self, walls: &crate::wall::WallState<'_>) -> Result<(), String> {
+        let _ = walls;
         Err(format!(
             "the {} backend cannot move walls (moving walls run on the cpu and gpu backends)",
             self.name()

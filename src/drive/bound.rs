@@ -5,13 +5,18 @@
 //! every step, to nothing in a few hundred steps; the drive keeps [`MIN_GAP_DHAT`] d̂
 //! (or half the gap, where one starts below half of that).
 
+use super::walls::Goal;
 use crate::backend::cpu::{CCD_KEEP, CCD_MAX_ITERATIONS};
 use crate::collision::ccd::{additive_ccd, CcdParams};
 use crate::collision::near::stacked_distance_sq;
 use crate::collision::pairs::{candidates, stacked, Motion, Pair};
+use crate::implicit::ImplicitWall;
 use crate::model::Model;
 use crate::parallel;
 use crate::wall::{plane_ccd_bound, PlaneWall};
+
+/// Halvings of the fraction before [`turn_bound`] gives up (and moves nothing).
+pub const TURN_HALVINGS: u32 = 40;
 
 /// The gap (in d̂) the drive stage leaves between a driven node and a plane wall or
 /// between two primitives, where they start farther apart.
@@ -31,12 +36,17 @@ fn floor(d: f64, dhat: f64) -> f64 {
 
 /// The walls where the drive stage finds them: the plane walls as they are now
 /// (moving ones where they got to) and each one's move this step (m, `walls × dim`,
-/// zero for a wall that stays).
-pub struct Planes<'a> {
+/// zero for a wall that stays), the implicit walls as they are now and which of
+/// them move this step (those [`turn_bound`] checks).
+pub struct Walls<'a> {
     /// The plane walls, in the model's order.
-    pub walls: &'a [PlaneWall],
+    pub planes: &'a [PlaneWall],
     /// Each one's move.
     pub shift: &'a [f64],
+    /// The implicit walls, in the model's order, with their frames.
+    pub implicit: &'a [ImplicitWall],
+    /// Per implicit wall, whether it moves this step.
+    pub turning: &'a [bool],
 }
 
 /// The largest fraction α ∈ [0, 1] of the move `p` (m, `nodes × dim`, zero but at the
@@ -46,10 +56,11 @@ pub struct Planes<'a> {
 /// node where a wall moves, else the driven ones) and additive CCD over the swept
 /// broad phase (pairs not in `excluded`), each with the safety of the Newton line
 /// search's bound and the gaps' floors ([`floor`]; an implicit wall's measure W is
-/// not a distance, and it keeps the line search's bound; implicit walls stay).
+/// not a distance, and it keeps the line search's bound). Implicit walls that move
+/// this step are left to [`turn_bound`].
 pub fn move_bound(
     model: &Model,
-    planes: Planes<'_>,
+    planes: Walls<'_>,
     x: &[f64],
     p: &[f64],
     nodes: &[u32],
@@ -61,7 +72,7 @@ pub fn move_bound(
         let r = i * dim..(i + 1) * dim;
         let (xi, pi) = (&x[r.clone()], &p[r]);
         let mut bound = 1.0f64;
-        for (w, wall) in planes.walls.iter().enumerate() {
+        for (w, wall) in planes.planes.iter().enumerate() {
             let mut rel = [0.0; 3];
             for k in 0..dim {
                 rel[k] = pi[k] - planes.shift[w * dim + k];
@@ -73,7 +84,7 @@ pub fn move_bound(
                 &rel[..dim],
             ));
         }
-        for wall in &model.implicit_walls {
+        for (wall, _) in planes.implicit.iter().zip(planes.turning).filter(|w| !w.1) {
             bound = bound.min(wall.ccd_bound(xi, pi));
         }
         bound
@@ -112,4 +123,49 @@ pub fn move_bound(
         additive_ccd(pair.kind, dim, &s[..k * dim], &q[..k * dim], &params)
     });
     walls.min(pairs).clamp(0.0, 1.0)
+}
+
+/// The largest fraction α ≤ `alpha` (halving from it) of the move that keeps every
+/// node clear of every implicit wall that moves this step: each node goes from `x` to
+/// `x + α p` while the walls go from where they are to α of the way to `goals`, and
+/// [`ImplicitWall::path_clear`] checks the straight path between the node's two
+/// points as each wall sees them (a continuous motion with the step's end points, the
+/// one the stage certifies; the line search's 0.1 W floor holds on it). 0 after
+/// [`TURN_HALVINGS`] halvings.
+pub fn turn_bound(
+    walls: &super::walls::Walls,
+    model: &Model,
+    goals: &[Goal],
+    x: &[f64],
+    p: &[f64],
+    alpha: f64,
+) -> f64 {
+    let dim = model.dim;
+    let turning = walls.turning(model, goals);
+    let moving: Vec<usize> = (0..walls.implicit.len()).filter(|&k| turning[k]).collect();
+    let mut alpha = alpha;
+    for _ in 0..=TURN_HALVINGS {
+        let to = walls.frames_at(model, goals, alpha);
+        let clear = parallel::min(model.num_nodes(), |i| {
+            let r = i * dim..(i + 1) * dim;
+            let x0 = &x[r.clone()];
+            let mut x1 = [0.0; 3];
+            for c in 0..dim {
+                x1[c] = x0[c] + alpha * p[i * dim + c];
+            }
+            let ok = moving
+                .iter()
+                .all(|&k| walls.implicit[k].path_clear(&walls.frames[k], x0, &to[k], &x1[..dim]));
+            if ok {
+                1.0
+            } else {
+                0.0
+            }
+        });
+        if clear >= 1.0 {
+            return alpha;
+        }
+        alpha *= 0.5;
+    }
+    0.0
 }

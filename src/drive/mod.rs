@@ -7,8 +7,9 @@
 //! then treats the driven nodes as fixed where they are, so they enter the step
 //! exactly as the script asks where nothing is in the way, and never push anything
 //! through anything where something is: they lag, and the lag is reported. Moving
-//! plane walls move in the same stage, under the same bound, and reach the backend
-//! through [`crate::backend::Backend::set_walls`].
+//! walls ([`walls`]: plane walls translate, implicit walls translate and turn) move
+//! in the same stage, under the same bound ([`bound::turn_bound`] for implicit
+//! walls), and reach the backend through [`crate::backend::Backend::set_walls`].
 //!
 //! After the solve [`Driver::after_solve`] measures the script's work
 //! ([`work::Reactions`]) and keeps the driven nodes' own velocities and
@@ -17,6 +18,7 @@
 //! the next step's drive stage too.
 
 pub mod bound;
+pub mod walls;
 pub mod work;
 
 use crate::model::Model;
@@ -97,12 +99,10 @@ pub struct Driver {
     targets: Vec<f64>,
     /// Per set, its lag (m) after the current step's drive stage.
     lags: Vec<f64>,
-    /// The plane walls as they are now (moving ones where the drive stage took them).
-    planes: Vec<crate::wall::PlaneWall>,
+    /// The walls as they are now (moving ones where the drive stage took them).
+    walls: walls::Walls,
     /// Per moving wall (`Model::moving_walls`), its set in `summaries`.
     wall_sets: Vec<usize>,
-    /// How far (m) each plane wall moved in the current step, `walls × dim`.
-    step_shift: Vec<f64>,
     lag_tolerance: f64,
 }
 
@@ -135,9 +135,8 @@ impl Driver {
             summaries: vec![],
             targets: vec![],
             lags: vec![],
-            planes: model.walls.clone(),
+            walls: walls::Walls::new(model),
             wall_sets: vec![],
-            step_shift: vec![0.0; model.walls.len() * dim],
             lag_tolerance: LAG_DHAT * model.barrier.dhat,
         };
         for drive in &model.drives {

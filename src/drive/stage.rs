@@ -2,7 +2,6 @@
 
 use super::{bound, DriveStep, Driver};
 use crate::backend::Backend;
-use crate::energy::barrier::barrier_gradient;
 use crate::integrator;
 use crate::model::Model;
 
@@ -54,54 +53,47 @@ impl Driver {
                 moving |= d != 0.0;
             }
         }
-        let nodes_move = moving;
-        // Each moving wall's move towards its point at t_next.
-        let mut shift = vec![0.0; self.planes.len() * dim];
-        let mut wall_targets = Vec::with_capacity(model.moving_walls.len());
-        for mw in &model.moving_walls {
-            let o = &self.planes[mw.wall].origin;
-            let target = mw.origin_at(t_next).unwrap_or_else(|| o.clone());
-            for c in 0..dim {
-                shift[mw.wall * dim + c] = target[c] - o[c];
-                moving |= target[c] != o[c];
-            }
-            wall_targets.push(target);
+        let mut nodes_move = moving;
+        // Each moving wall's move towards where its script puts it at t_next.
+        let goals = self.walls.goals(model, t_next);
+        let shift = self.walls.plane_moves(model, &goals);
+        let turning = self.walls.turning(model, &goals);
+        moving |= shift.iter().any(|c| *c != 0.0) || turning.contains(&true);
+        if moving && !model.moving_walls.is_empty() {
+            nodes_move |= self.walls.carry_nodes(model, &goals, &x, &mut p);
         }
-        self.step_shift.iter_mut().for_each(|c| *c = 0.0);
         if moving {
-            let planes = bound::Planes {
-                walls: &self.planes,
+            let walls = bound::Walls {
+                planes: &self.walls.planes,
                 shift: &shift,
+                implicit: &self.walls.implicit,
+                turning: &turning,
             };
             let excluded = self.reactions.excluded();
-            let alpha = bound::move_bound(model, planes, &x, &p, &self.nodes, excluded);
-            for (k, &i) in self.nodes.iter().enumerate() {
-                for c in 0..dim {
-                    let n = i as usize * dim + c;
-                    x[n] = match alpha >= 1.0 {
-                        true => self.targets[k * dim + c],
-                        false => x[n] + alpha * p[n],
-                    };
+            let mut alpha = bound::move_bound(model, walls, &x, &p, &self.nodes, excluded);
+            if turning.contains(&true) {
+                alpha = bound::turn_bound(&self.walls, model, &goals, &x, &p, alpha);
+            }
+            let fraction = alpha.min(1.0);
+            for (xn, pn) in x.iter_mut().zip(&p) {
+                *xn += fraction * pn;
+            }
+            if alpha >= 1.0 {
+                for (k, &i) in self.nodes.iter().enumerate() {
+                    let n = i as usize * dim;
+                    x[n..n + dim].copy_from_slice(&self.targets[k * dim..(k + 1) * dim]);
                 }
             }
-            for (mw, target) in model.moving_walls.iter().zip(&wall_targets) {
-                for c in 0..dim {
-                    let o = &mut self.planes[mw.wall].origin[c];
-                    let moved = match alpha >= 1.0 {
-                        true => target[c] - *o,
-                        false => alpha * shift[mw.wall * dim + c],
-                    };
-                    *o += moved;
-                    self.step_shift[mw.wall * dim + c] = moved;
-                }
-            }
+            self.walls.move_to(model, &goals, alpha);
             if nodes_move {
                 backend.set_iterate(&start, &x)?;
             }
+        } else {
+            self.walls.stay();
         }
         if !model.moving_walls.is_empty() {
-            // Every step: a wall that stopped must not leave last step's shift.
-            backend.set_walls(&self.planes, &self.step_shift)?;
+            // Every step: a wall that stopped must not leave last step's move.
+            backend.set_walls(&self.walls.state())?;
         }
         self.lags.iter_mut().for_each(|l| *l = 0.0);
         for (k, &i) in self.nodes.iter().enumerate() {
@@ -111,15 +103,9 @@ impl Driver {
             let set = self.set_of[k];
             self.lags[set] = self.lags[set].max(d2.sqrt());
         }
-        for ((mw, target), &set) in model
-            .moving_walls
-            .iter()
-            .zip(&wall_targets)
-            .zip(&self.wall_sets)
-        {
-            let o = &self.planes[mw.wall].origin;
-            let d2: f64 = o.iter().zip(target).map(|(a, b)| (a - b) * (a - b)).sum();
-            self.lags[set] = d2.sqrt();
+        let wall_lags = self.walls.lags(model, &goals, &x);
+        for (&set, lag) in self.wall_sets.iter().zip(wall_lags) {
+            self.lags[set] = lag;
         }
         Ok(self.lags.iter().copied().fold(0.0, f64::max))
     }
@@ -155,22 +141,9 @@ impl Driver {
                 self.a[e] = a;
             }
         }
-        // A moving wall's work: what its barriers resist its move with,
-        // Σ_i −b′(d_i) n·Δo, at the step's end.
-        for (mw, &set) in model.moving_walls.iter().zip(&self.wall_sets) {
-            let wall = &self.planes[mw.wall];
-            let moved: f64 = (0..dim)
-                .map(|c| wall.normal[c] * self.step_shift[mw.wall * dim + c])
-                .sum();
-            if moved != 0.0 {
-                let push: f64 = (0..model.num_nodes())
-                    .map(|i| {
-                        let d = wall.distance(&x[i * dim..(i + 1) * dim]);
-                        -barrier_gradient(&model.barrier, model.contact_area[i], d)
-                    })
-                    .sum();
-                works[set] += push * moved;
-            }
+        // A moving wall's work: what its barriers resist its move with.
+        for (&set, w) in self.wall_sets.iter().zip(self.walls.works(model, &x)) {
+            works[set] += w;
         }
         for ((sum, &lag), w) in self.summaries.iter_mut().zip(&self.lags).zip(&works) {
             sum.work += w;

@@ -10,10 +10,12 @@
 
 pub mod dual;
 pub mod expr;
+pub mod frame;
 pub mod interval;
 pub mod shapes;
 pub mod wall;
 pub mod wgsl;
 
 pub use expr::{parse, Expr, ParseError};
+pub use frame::{Carry, Frame};
 pub use wall::ImplicitWall;

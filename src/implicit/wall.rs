@@ -32,6 +32,7 @@
 use super::dual::{eval_dual, Dual};
 use super::expr::eval;
 use super::expr::Expr;
+use super::frame::Frame;
 use super::interval::eval_interval;
 use super::interval::slope::eval_slope;
 use crate::energy::barrier::{barrier_gradient, barrier_hessian, barrier_value, BarrierParams};
@@ -50,17 +51,32 @@ pub struct ImplicitWall {
     pub expr: Expr,
     /// What the wall is, in words (the shape and its sizes, or the expression).
     pub label: String,
+    /// Where a moving wall stands now ([`Frame`]); `None` where the scene put it.
+    pub frame: Option<Frame>,
 }
 
 impl ImplicitWall {
     /// The distance measure `d = W(x)` (m).
     pub fn distance(&self, x: &[f64]) -> f64 {
-        eval(&self.expr, x)
+        match &self.frame {
+            None => eval(&self.expr, x),
+            Some(f) => eval(&self.expr, &f.to_wall(x)[..x.len()]),
+        }
     }
 
-    /// `W`, `∇W` and `∇²W` at `x`.
+    /// `W`, `∇W` and `∇²W` at `x` (world coordinates).
     pub fn dual(&self, x: &[f64]) -> Dual {
-        eval_dual(&self.expr, x)
+        match &self.frame {
+            None => eval_dual(&self.expr, x),
+            Some(f) => {
+                let d = eval_dual(&self.expr, &f.to_wall(x)[..x.len()]);
+                Dual {
+                    v: d.v,
+                    g: f.to_world(&d.g, x.len()),
+                    h: f.hessian_to_world(&d.h, x.len()),
+                }
+            }
+        }
     }
 
     /// The unit normal `∇W/|∇W|` at `x` (into the allowed side); zero where `∇W = 0`.
@@ -76,7 +92,23 @@ impl ImplicitWall {
 
     /// The CCD step bound along `p` from `x` (see the module docs).
     pub fn ccd_bound(&self, x: &[f64], p: &[f64]) -> f64 {
-        implicit_ccd_bound(&self.expr, x, p)
+        match &self.frame {
+            None => implicit_ccd_bound(&self.expr, x, p),
+            Some(f) => {
+                let d = x.len();
+                implicit_ccd_bound(&self.expr, &f.to_wall(x)[..d], &f.dir_to_wall(p)[..d])
+            }
+        }
+    }
+
+    /// Whether a node going from `x0` with the wall at `from` to `x1` with the wall
+    /// at `to` keeps `W ≥ 0.1 W(start)` on the straight path between the two points as
+    /// the wall sees them (the drive stage's test of a moving wall; m).
+    pub fn path_clear(&self, from: &Frame, x0: &[f64], to: &Frame, x1: &[f64]) -> bool {
+        let d = x0.len();
+        let (y0, y1) = (from.to_wall(x0), to.to_wall(x1));
+        let p: Vec<f64> = (0..d).map(|k| y1[k] - y0[k]).collect();
+        implicit_ccd_bound(&self.expr, &y0[..d], &p) >= 1.0
     }
 }
 

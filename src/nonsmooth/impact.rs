@@ -146,6 +146,7 @@ mod tests {
         ImplicitWall {
             expr: shape_expr(&Shape::Ball(r), &[0.0, 0.0]),
             label: "circle".into(),
+            frame: None,
         }
     }
 
@@ -171,6 +172,7 @@ mod tests {
         let diamond = ImplicitWall {
             expr: shape_expr(&Shape::Diamond(1.0), &[0.0, 0.0]),
             label: "diamond".into(),
+            frame: None,
         };
         let g: f64 = 9.81;
         let v = (0.4 * g).sqrt();

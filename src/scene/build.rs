@@ -7,6 +7,7 @@ use super::{Builder, Scene, SceneError, MAX_STEPS};
 use crate::energy::barrier::{BarrierKind, BarrierParams};
 use crate::energy::friction::FrictionParams;
 use crate::model::{Model, SolverParams};
+use crate::script::WallParts;
 use crate::wall::PlaneWall;
 
 impl Builder<'_> {
@@ -175,14 +176,20 @@ impl Builder<'_> {
         for (i, w) in raw.walls.iter().enumerate() {
             let mu = self.wall_friction(i, w, nonsmooth.is_some())?;
             let e = self.wall_restitution(&raw, i, nonsmooth.is_some())?;
+            if let (Some(_), Some(_)) = (&w.drive, &nonsmooth) {
+                return Err(self.err(
+                    &format!("walls.{i}.drive"),
+                    "moving walls need the barrier contact model (contact.model = \"barrier\")",
+                ));
+            }
             if w.kind == format::WallKind::Implicit {
-                if w.drive.is_some() {
-                    return Err(self.err(
-                        &format!("walls.{i}.drive"),
-                        "implicit walls do not move yet: only plane walls take a drive",
-                    ));
-                }
                 let parts = self.implicit_wall(i, w, dim, particle_radius)?;
+                if let Some(d) = &w.drive {
+                    let range = implicit_walls.len()..implicit_walls.len() + parts.len();
+                    let center =
+                        self.vector_or_zero(&format!("walls.{i}.center"), w.center.as_ref(), dim)?;
+                    moving.push(self.wall_drive(i, d, dim, WallParts::Implicit(range), center)?);
+                }
                 friction.implicit_mu.extend(parts.iter().map(|_| mu));
                 implicit_e.extend(parts.iter().map(|_| e));
                 implicit_walls.extend(parts);
@@ -212,14 +219,8 @@ impl Builder<'_> {
             for (o, n) in wall.origin.iter_mut().zip(&wall.normal) {
                 *o += particle_radius * n;
             }
-            if let (Some(_), Some(_)) = (&w.drive, &nonsmooth) {
-                return Err(self.err(
-                    &format!("walls.{i}.drive"),
-                    "moving walls need the barrier contact model (contact.model = \"barrier\")",
-                ));
-            }
             if let Some(d) = &w.drive {
-                let (plane, origin) = (walls.len(), wall.origin.clone());
+                let (plane, origin) = (WallParts::Plane(walls.len()), wall.origin.clone());
                 moving.push(self.wall_drive(i, d, dim, plane, origin)?);
             }
             walls.push(wall);

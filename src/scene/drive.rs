@@ -4,7 +4,7 @@
 use super::format::{fmt_num, BodySection, DriveSection};
 use super::{Builder, SceneError};
 use crate::model::Model;
-use crate::script::{Drive, Keyframe, Motion, MovingWall};
+use crate::script::{Drive, Keyframe, Motion, MovingWall, WallParts};
 
 impl Builder<'_> {
     /// Adds the drives of body `bi` (its nodes `first..`, just added to `model`) and
@@ -73,31 +73,41 @@ impl Builder<'_> {
         Ok(())
     }
 
-    /// The translation of plane wall `i` (`walls.i.drive`; the `plane`-th plane wall,
-    /// its point `origin` at t = 0, m): the keys of a body's drive less those that
-    /// choose nodes or turn.
+    /// The motion of wall `i` (`walls.i.drive`): a plane wall (`parts` a plane
+    /// index; `origin` its point at t = 0, m) translates, and takes the keys of a
+    /// body's drive less those that choose nodes or turn; an implicit wall (`parts`
+    /// its implicit walls; `origin` its default rotation centre, m) translates and
+    /// turns about `center`.
     pub(super) fn wall_drive(
         &self,
         i: usize,
         d: &DriveSection,
         dim: usize,
-        plane: usize,
+        parts: WallParts,
         origin: Vec<f64>,
     ) -> Result<MovingWall, SceneError> {
         let path = format!("walls.{i}.drive");
+        let plane = matches!(parts, WallParts::Plane(_));
         let given = [
             ("name", d.name.is_some()),
             ("where", d.condition.is_some()),
             ("nodes", d.nodes.is_some()),
-            ("center", d.center.is_some()),
-            ("angular_velocity", d.angular_velocity.is_some()),
-            ("axis", d.axis.is_some()),
         ];
         self.reject_given(&path, &given, |k| {
-            format!("a plane wall translates as a whole: `{k}` is for the drives of bodies")
+            format!("a wall moves as a whole: `{k}` is for the drives of bodies")
         })?;
+        if plane {
+            let turns = [
+                ("center", d.center.is_some()),
+                ("angular_velocity", d.angular_velocity.is_some()),
+                ("axis", d.axis.is_some()),
+            ];
+            self.reject_given(&path, &turns, |k| {
+                format!("a plane wall translates (its normal stays): `{k}` turns, which implicit walls and the drives of bodies do")
+            })?;
+        }
         let motion = self.motion(&path, d, dim)?;
-        if let Motion::Keyframes { frames, .. } = &motion {
+        if let (true, Motion::Keyframes { frames, .. }) = (plane, &motion) {
             if let Some(k) = frames.iter().position(|f| f.angle != 0.0) {
                 return Err(self.err(
                     &format!("{path}.keyframes.{k}.rotate"),
@@ -105,9 +115,13 @@ impl Builder<'_> {
                 ));
             }
         }
+        let origin = match &d.center {
+            Some(c) => self.vector(&format!("{path}.center"), c, dim)?,
+            None => origin,
+        };
         Ok(MovingWall {
             name: format!("walls[{i}]"),
-            wall: plane,
+            parts,
             origin,
             motion,
         })

@@ -119,6 +119,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
     ),
     ("box_crush", include_str!("../../scenes/box_crush.toml")),
     ("box_on_belt", include_str!("../../scenes/box_on_belt.toml")),
+    (
+        "container_spin",
+        include_str!("../../scenes/container_spin.toml"),
+    ),
 ];
 
 /// Meshes shipped inside the binary (also in `scenes/meshes/`), by their path

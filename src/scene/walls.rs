@@ -115,6 +115,7 @@ impl Builder<'_> {
                 } else {
                     format!("walls[{i}] {label}")
                 },
+                frame: None,
             })
             .collect())
     }

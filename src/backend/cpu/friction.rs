@@ -35,11 +35,17 @@ impl CpuBackend {
             let mu = self.model.friction.mu(w, planes);
             if lam > 0.0 && mu > 0.0 {
                 let n = &self.friction_normal[(i * nw + w) * dim..(i * nw + w + 1) * dim];
-                // The slip against a plane wall that moved is relative to it.
+                // The slip against a wall that moved is relative to it.
                 let mut slip = dx;
                 if w < planes {
                     for k in 0..dim {
                         slip[k] -= self.wall_shift[w * dim + k];
+                    }
+                } else if let Some(c) = self.implicit_carry.get(w - planes) {
+                    let mut moved = [0.0; MAX_DIM];
+                    c.at(&self.xn[i * dim..(i + 1) * dim], &mut moved[..dim]);
+                    for k in 0..dim {
+                        slip[k] -= moved[k];
                     }
                 }
                 f(mu, lam, n, &slip[..dim]);

@@ -42,7 +42,6 @@ mod step;
 pub mod switching;
 
 pub use crate::linear_solver::LinearSolver;
-use crate::wall::PlaneWall;
 
 /// The CPU backend: state, scratch and the per-iteration Hessian blocks.
 pub struct CpuBackend {
@@ -94,6 +93,9 @@ pub struct CpuBackend {
     /// How far (m) each plane wall has moved since the step's start, `walls × dim`
     /// (moving walls, [`crate::drive`]): friction's slip is measured against it.
     wall_shift: Vec<f64>,
+    /// How each implicit wall's points moved since the step's start (moving implicit
+    /// walls; empty where none moved): friction's slip against it is relative to it.
+    implicit_carry: Vec<crate::implicit::Carry>,
     /// Lagged normal force λ (N) per node and wall, from the start of the step.
     friction_lambda: Vec<f64>,
     /// Lagged unit normal per node and wall (`dim` components each).
@@ -143,6 +145,7 @@ impl CpuBackend {
             per_residual,
             friction_slots,
             wall_shift: vec![0.0; model.walls.len() * model.dim],
+            implicit_carry: vec![],
             friction_lambda: vec![0.0; n * friction_slots],
             friction_normal: vec![0.0; n * friction_slots * dim],
             friction_eps: model.friction.eps_v * h,
@@ -373,9 +376,14 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
-    fn set_walls(&mut self, walls: &[PlaneWall], shift: &[f64]) -> Result<(), String> {
-        self.model.walls.clone_from_slice(walls);
-        self.wall_shift.copy_from_slice(shift);
+    fn set_walls(&mut self, walls: &crate::wall::WallState<'_>) -> Result<(), String> {
+        self.model.walls.clone_from_slice(walls.planes);
+        self.wall_shift.copy_from_slice(walls.shift);
+        for (w, f) in self.model.implicit_walls.iter_mut().zip(walls.frames) {
+            w.frame = (*f != crate::implicit::Frame::IDENTITY).then_some(*f);
+        }
+        self.implicit_carry.clear();
+        self.implicit_carry.extend_from_slice(walls.carry);
         Ok(())
     }
 

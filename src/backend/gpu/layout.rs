@@ -11,6 +11,9 @@ use crate::precision::GpuPrecision;
 
 /// Largest number of plane walls a GPU scene may have (`MAX_WALLS` in WGSL).
 pub const MAX_WALLS: usize = 16;
+/// Implicit walls the GPU backend can move (`MAX_IMPLICIT_FRAMES` in WGSL): the
+/// first this many have a frame in the uniform; later ones stay where the scene put them.
+pub const MAX_IMPLICIT_FRAMES: usize = 16;
 /// Largest number of walls (plane, then implicit) of a GPU scene with friction
 /// (`MAX_FRICTION_WALLS` in WGSL).
 pub const MAX_FRICTION_WALLS: usize = 32;
@@ -64,6 +67,12 @@ pub struct Params {
     pub walls: [[f64; 4]; 2 * MAX_WALLS],
     /// How far (m) wall w moved since the step's start (moving walls), xyz and 0.
     pub wall_shift: [[f64; 4]; MAX_WALLS],
+    /// Implicit wall w's frame ([`crate::implicit::Frame`]): row r of its rotation
+    /// (xyz) and of its offset (w, m) at `3w + r`.
+    pub implicit_frames: [[[f64; 4]; 3]; MAX_IMPLICIT_FRAMES],
+    /// How implicit wall w's points moved since the step's start
+    /// ([`crate::implicit::Carry`]): row r of D (xyz) and of s (w, m) at `3w + r`.
+    pub implicit_carry: [[[f64; 4]; 3]; MAX_IMPLICIT_FRAMES],
     /// Friction coefficient μ of slot s at `[s / 4][s % 4]`.
     pub friction_mu: [[f64; 4]; MAX_FRICTION_WALLS / 4],
     /// The multilevel preconditioner: levels, domains over all levels (0 without it).
@@ -219,6 +228,18 @@ impl Layouts {
         l.put(&mut out, 0, "gravity", &p.gravity);
         l.put(&mut out, 0, "walls", &p.walls.concat());
         l.put(&mut out, 0, "wall_shift", &p.wall_shift.concat());
+        l.put(
+            &mut out,
+            0,
+            "implicit_frames",
+            &p.implicit_frames.concat().concat(),
+        );
+        l.put(
+            &mut out,
+            0,
+            "implicit_carry",
+            &p.implicit_carry.concat().concat(),
+        );
         l.put(&mut out, 0, "friction_mu", &p.friction_mu.concat());
         let ints = |v: &[u32]| v.iter().map(|c| *c as f64).collect::<Vec<f64>>();
         l.put(&mut out, 0, "mas", &ints(&p.mas));
@@ -303,4 +324,27 @@ pub fn state_bytes(v: &[f64], width: u64) -> Vec<u8> {
     } else {
         v.iter().flat_map(|c| c.to_le_bytes()).collect()
     }
+}
+
+/// The uniform's rows of implicit walls' frames (identity past `frames`).
+pub fn frame_rows(frames: &[crate::implicit::Frame]) -> [[[f64; 4]; 3]; MAX_IMPLICIT_FRAMES] {
+    let mut out = [[[0.0; 4]; 3]; MAX_IMPLICIT_FRAMES];
+    for (w, rows) in out.iter_mut().enumerate() {
+        let f = frames.get(w).unwrap_or(&crate::implicit::Frame::IDENTITY);
+        for (row, (rot, o)) in rows.iter_mut().zip(f.rot.iter().zip(f.offset)) {
+            *row = [rot[0], rot[1], rot[2], o];
+        }
+    }
+    out
+}
+
+/// The uniform's rows of implicit walls' carries (none past `carry`).
+pub fn carry_rows(carry: &[crate::implicit::Carry]) -> [[[f64; 4]; 3]; MAX_IMPLICIT_FRAMES] {
+    let mut out = [[[0.0; 4]; 3]; MAX_IMPLICIT_FRAMES];
+    for (rows, c) in out.iter_mut().zip(carry) {
+        for (row, (d, s)) in rows.iter_mut().zip(c.d.iter().zip(c.s)) {
+            *row = [d[0], d[1], d[2], s];
+        }
+    }
+    out
 }

@@ -250,28 +250,36 @@ impl GpuBackend {
         self.rebuild_pairs();
     }
 
-    /// Puts the plane walls at `walls` within a begun step, `shift` (m, `walls × dim`)
-    /// how far each moved since the step's start: the uniform's `walls` and
-    /// `wall_shift`, one queue write.
-    pub fn move_walls(&mut self, walls: &[crate::wall::PlaneWall], shift: &[f64]) {
+    /// Puts the walls where the drive stage moved them within a begun step: the
+    /// uniform's `walls`, `wall_shift`, `implicit_frames` and `implicit_carry`, one
+    /// queue write.
+    pub fn move_walls(&mut self, state: &crate::wall::WallState<'_>) {
         use layout::MAX_WALLS;
         let dim = self.model.dim;
         let mut planes = [[0.0; 4]; 2 * MAX_WALLS];
         let mut shifts = [[0.0; 4]; MAX_WALLS];
-        for (w, wall) in walls.iter().enumerate() {
+        for (w, wall) in state.planes.iter().enumerate() {
             for k in 0..dim {
                 planes[2 * w][k] = wall.normal[k];
                 planes[2 * w + 1][k] = wall.origin[k];
-                shifts[w][k] = shift[w * dim + k];
+                shifts[w][k] = state.shift[w * dim + k];
             }
         }
-        self.model.walls.clone_from_slice(walls);
+        self.model.walls.clone_from_slice(state.planes);
+        for (w, f) in self.model.implicit_walls.iter_mut().zip(state.frames) {
+            w.frame = (*f != crate::implicit::Frame::IDENTITY).then_some(*f);
+        }
         let l = &self.engine.layouts.params;
-        // walls, then wall_shift, then friction_mu in the uniform block
+        // walls, wall_shift, implicit_frames, implicit_carry, then friction_mu in the
+        // uniform block
         let (from, end) = (l.offset("walls"), l.offset("friction_mu"));
         let mut bytes = vec![0u8; l.size as usize];
         l.put(&mut bytes, 0, "walls", &planes.concat());
         l.put(&mut bytes, 0, "wall_shift", &shifts.concat());
+        let frames = layout::frame_rows(state.frames);
+        l.put(&mut bytes, 0, "implicit_frames", &frames.concat().concat());
+        let carry = layout::carry_rows(state.carry);
+        l.put(&mut bytes, 0, "implicit_carry", &carry.concat().concat());
         self.engine
             .write_params(from, &bytes[from as usize..end as usize]);
     }

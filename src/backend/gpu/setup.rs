@@ -48,6 +48,18 @@ fn check_limits(model: &Model) -> Result<(), String> {
             model.walls.len()
         ));
     }
+    let turned = model.moving_walls.iter().find_map(|m| match &m.parts {
+        crate::script::WallParts::Implicit(r) if r.end > super::layout::MAX_IMPLICIT_FRAMES => {
+            Some(m.name.as_str())
+        }
+        _ => None,
+    });
+    if let Some(name) = turned {
+        return Err(format!(
+            "the GPU backend moves the first {} implicit walls (parts of walls split at a top-level min count one each); {name} is past them: list it earlier in the scene",
+            super::layout::MAX_IMPLICIT_FRAMES
+        ));
+    }
     let all_walls = model.walls.len() + model.implicit_walls.len();
     if friction_slots(model) > MAX_FRICTION_WALLS {
         return Err(format!(
@@ -124,6 +136,8 @@ fn params(
         gravity,
         walls,
         wall_shift: [[0.0; 4]; MAX_WALLS],
+        implicit_frames: super::layout::frame_rows(&[]),
+        implicit_carry: super::layout::carry_rows(&[]),
         friction_mu,
         mas,
         mas_levels,

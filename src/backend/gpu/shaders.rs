@@ -211,6 +211,10 @@ pub const SOURCES: &[(&str, &str)] = &[
         "implicit/wall.wgsl",
         include_str!("../../../shaders/implicit/wall.wgsl"),
     ),
+    (
+        "implicit/frame.wgsl",
+        include_str!("../../../shaders/implicit/frame.wgsl"),
+    ),
 ];
 
 const IMPORT: &str = "// #import ";

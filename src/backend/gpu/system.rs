@@ -283,8 +283,8 @@ impl Backend for GpuBackend {
         Ok(())
     }
 
-    fn set_walls(&mut self, walls: &[crate::wall::PlaneWall], shift: &[f64]) -> Result<(), String> {
-        self.move_walls(walls, shift);
+    fn set_walls(&mut self, walls: &crate::wall::WallState<'_>) -> Result<(), String> {
+        self.move_walls(walls);
         Ok(())
     }
 
