@@ -14,22 +14,6 @@ pub struct PlaneWall {
     pub normal: Vec<f64>,
 }
 
-/// Where the drive stage put the walls within a step that has begun (what
-/// [`crate::backend::Backend::set_walls`] takes), in the model's order.
-#[derive(Clone, Copy, Debug)]
-pub struct WallState<'a> {
-    /// The plane walls.
-    pub planes: &'a [PlaneWall],
-    /// How far (m, `planes × dim`) each plane wall moved since the step's start:
-    /// friction's slip against it is measured relative to it.
-    pub shift: &'a [f64],
-    /// Where each implicit wall stands ([`crate::implicit::Frame`]).
-    pub frames: &'a [crate::implicit::Frame],
-    /// How each implicit wall's points moved since the step's start (the same for
-    /// friction's slip).
-    pub carry: &'a [crate::implicit::Carry],
-}
-
 /// The fraction of the distance to a wall that one line-search step may cover (seed 003's 0.9).
 pub const CCD_SAFETY: f64 = 0.9;
 

@@ -159,6 +159,29 @@ fn a_turning_circle_with_friction_carries_the_ball_on_the_gpu_too() {
 }
 
 #[test]
+fn the_bundled_cloth_is_carried_round_the_turning_sphere_without_intersecting() {
+    let model = springsim::scene::load("cloth_on_turning_sphere")
+        .unwrap()
+        .model;
+    let mut sim = cpu(&model);
+    let corner = |x: &[f64]| x[2].atan2(x[0]);
+    let start = corner(&model.x0);
+    for _ in 0..100 {
+        let r = sim.step().unwrap();
+        common::assert_progress(&r, "cloth");
+        let x = sim.positions();
+        let hits = springsim::collision::check::intersections(&model.collision, &x);
+        assert!(hits.is_empty(), "step {}: {hits:?}", r.step);
+        assert!(r.min_wall_distance > 0.0 && r.drive_lag == 0.0);
+    }
+    // Turning about +y takes the corner from angle −135° towards −180°.
+    let turned = (start - corner(&sim.positions()))
+        .to_degrees()
+        .rem_euclid(360.0);
+    assert!(turned > 30.0, "the cloth's corner turned {turned}°");
+}
+
+#[test]
 fn wall_drives_refuse_what_they_cannot_do() {
     let plane = "dimension = 2\n[solver]\ndt = 0.01\n[contact]\ndhat = 0.01\nkappa = 1e4\n[[walls]]\ntype = \"plane\"\n\
                  point = [0.0, -1.0]\nnormal = [0.0, 1.0]\n[walls.drive]\nangular_velocity = 1.0\n\

@@ -130,6 +130,22 @@ pub struct ContactStats {
     pub term_slots: u64,
 }
 
+/// Where the drive stage put the walls within a step that has begun (what
+/// [`crate::backend::Backend::set_walls`] takes), in the model's order.
+#[derive(Clone, Copy, Debug)]
+pub struct WallState<'a> {
+    /// The plane walls.
+    pub planes: &'a [crate::wall::PlaneWall],
+    /// How far (m, `planes × dim`) each plane wall moved since the step's start:
+    /// friction's slip against it is measured relative to it.
+    pub shift: &'a [f64],
+    /// Where each implicit wall stands ([`crate::implicit::Frame`]).
+    pub frames: &'a [crate::implicit::Frame],
+    /// How each implicit wall's points moved since the step's start (the same for
+    /// friction's slip).
+    pub carry: &'a [crate::implicit::Carry],
+}
+
 /// A simulator backend: the Newton system of the current step plus the step bookkeeping
 /// (`Send`: a large CPU model's step runs on a worker of the thread pool,
 /// [`crate::parallel::in_pool`]).
@@ -182,7 +198,7 @@ pub trait Backend: NewtonSystem + Send {
     /// (plane walls and how far each moved since the step's start, implicit walls'
     /// frames and how their points moved: what friction's slip is measured against).
     /// `Err` where the backend cannot.
-    fn set_walls(&mut self, walls: &crate::wall::WallState<'_>) -> Result<(), String> {
+    fn set_walls(&mut self, walls: &WallState<'_>) -> Result<(), String> {
         let _ = walls;
         Err(format!(
             "the {} backend cannot move walls (moving walls run on the cpu and gpu backends)",

@@ -10,11 +10,12 @@
 // Index loops over the d components, as in the rest of the drive stage.
 #![allow(clippy::needless_range_loop)]
 
+use crate::backend::WallState;
 use crate::energy::barrier::barrier_gradient;
 use crate::implicit::{Carry, Frame, ImplicitWall};
 use crate::model::Model;
 use crate::script::{Pose, WallParts};
-use crate::wall::{PlaneWall, WallState};
+use crate::wall::PlaneWall;
 
 /// Where a moving wall's script wants it at the step's end.
 #[derive(Clone, Debug)]

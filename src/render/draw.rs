@@ -5,6 +5,7 @@ use super::Frame;
 use crate::plot::canvas::{Canvas, Rgb};
 use crate::plot::PALETTE;
 use crate::scene::Scene;
+use crate::script::WallParts;
 
 const WHITE: Rgb = [255, 255, 255];
 const BLACK: Rgb = [0, 0, 0];
@@ -50,19 +51,46 @@ impl View {
 /// A wall as a function of a point (m), positive inside.
 type WallFn<'a> = Box<dyn Fn(&[f64]) -> f64 + 'a>;
 
-/// Every wall as a function of a 3-vector point (m, positive inside), radius added
-/// back so that the drawn line is the wall itself.
-fn wall_functions(s: &Scene) -> Vec<WallFn<'_>> {
+/// The walls at time `t` (s; moving walls where their script puts them) as a
+/// function of a 3-vector point (m, positive where nodes may be), radius added back
+/// so that the drawn line is the wall itself.
+fn wall_functions(s: &Scene, t: f64) -> Vec<WallFn<'_>> {
     let dim = s.model.dim;
     let r = s.particle_radius;
-    let mut out: Vec<WallFn<'_>> = Vec::new();
-    for w in &s.model.walls {
-        out.push(Box::new(move |p: &[f64]| w.distance(&p[..dim]) + r));
+    let (mut planes, mut implicit) = (s.model.walls.clone(), s.model.implicit_walls.clone());
+    for m in &s.model.moving_walls {
+        let Some(pose) = m.motion.pose(t) else {
+            continue;
+        };
+        match &m.parts {
+            WallParts::Plane(w) => {
+                for (o, (a, u)) in planes[*w]
+                    .origin
+                    .iter_mut()
+                    .zip(m.origin.iter().zip(pose.translate))
+                {
+                    *o = a + u;
+                }
+            }
+            WallParts::Implicit(range) => {
+                for w in &mut implicit[range.clone()] {
+                    w.frame = Some(crate::implicit::Frame::of_pose(&pose, &m.origin));
+                }
+            }
+        }
     }
-    for w in &s.model.implicit_walls {
-        out.push(Box::new(move |p: &[f64]| w.distance(&p[..dim]) + r));
+    // One function, the smallest: the drawn line is the edge of where nodes may be
+    // (a diamond's four half-planes meet at its corners instead of crossing).
+    if planes.is_empty() && implicit.is_empty() {
+        return vec![];
     }
-    out
+    let all: WallFn<'_> = Box::new(move |p: &[f64]| {
+        let x = &p[..dim];
+        let plane = planes.iter().map(|w| w.distance(x));
+        let curved = implicit.iter().map(|w| w.distance(x));
+        plane.chain(curved).fold(f64::INFINITY, f64::min) + r
+    });
+    vec![all]
 }
 
 /// A square view holding every state and the walls' zero sets near them.
@@ -80,7 +108,7 @@ pub(super) fn fit_view(s: &Scene, frames: &[Frame], size: usize) -> View {
     // walls: sign changes on a coarse grid over a box four times as wide
     let c = [(lo[0] + hi[0]) / 2.0, (lo[1] + hi[1]) / 2.0];
     let half = ((hi[0] - lo[0]).max(hi[1] - lo[1]) / 2.0).max(0.5) * 4.0;
-    let walls = wall_functions(s);
+    let walls = wall_functions(s, 0.0);
     let n = 160;
     let at = |i: usize, j: usize| {
         [
@@ -112,11 +140,12 @@ pub(super) fn fit_view(s: &Scene, frames: &[Frame], size: usize) -> View {
     }
 }
 
-/// The wall pixels: where some wall function changes sign to a neighbouring pixel.
-pub(super) fn wall_mask(s: &Scene, view: &View) -> Vec<bool> {
+/// The wall pixels at time `t` (s): where some wall function changes sign to a
+/// neighbouring pixel.
+pub(super) fn wall_mask(s: &Scene, view: &View, t: f64) -> Vec<bool> {
     let n = view.size;
     let mut mask = vec![false; n * n];
-    for f in wall_functions(s) {
+    for f in wall_functions(s, t) {
         let vals: Vec<bool> = (0..n * n)
             .map(|k| {
                 let w = view.world((k % n) as f64 + 0.5, (k / n) as f64 + 0.5);

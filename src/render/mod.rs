@@ -140,7 +140,7 @@ pub fn write(args: &RenderArgs, p: &Prepared) -> Result<Vec<PathBuf>, String> {
     let (s, frames) = (&p.scene, &p.frames);
     let dt = s.model.solver.dt;
     let view = fit_view(s, frames, args.size);
-    let mask = wall_mask(s, &view);
+    let mut mask = wall_mask(s, &view, 0.0);
     let pal = palette();
     let mut gif = gif::GifWriter::new(args.size as u16, args.size as u16, &pal);
     let delay = ((p.every as f64 * dt * 100.0).round() as u16).clamp(2, 500);
@@ -151,6 +151,9 @@ pub fn write(args: &RenderArgs, p: &Prepared) -> Result<Vec<PathBuf>, String> {
         k => (0..k).map(|j| j * (frames.len() - 1) / (k - 1)).collect(),
     };
     for (fi, (step, x)) in frames.iter().enumerate() {
+        if !s.model.moving_walls.is_empty() {
+            mask = wall_mask(s, &view, *step as f64 * dt);
+        }
         let c = draw(s, &view, &mask, x, *step as f64 * dt);
         gif.frame(&indices(&c, &pal), delay);
         if still_at.contains(&fi) {

@@ -123,6 +123,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         "container_spin",
         include_str!("../../scenes/container_spin.toml"),
     ),
+    (
+        "cloth_on_turning_sphere",
+        include_str!("../../scenes/cloth_on_turning_sphere.toml"),
+    ),
 ];
 
 /// Meshes shipped inside the binary (also in `scenes/meshes/`), by their path

@@ -376,7 +376,7 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
-    fn set_walls(&mut self, walls: &crate::wall::WallState<'_>) -> Result<(), String> {
+    fn set_walls(&mut self, walls: &crate::backend::WallState<'_>) -> Result<(), String> {
         self.model.walls.clone_from_slice(walls.planes);
         self.wall_shift.copy_from_slice(walls.shift);
         for (w, f) in self.model.implicit_walls.iter_mut().zip(walls.frames) {

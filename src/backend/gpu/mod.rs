@@ -253,7 +253,7 @@ impl GpuBackend {
     /// Puts the walls where the drive stage moved them within a begun step: the
     /// uniform's `walls`, `wall_shift`, `implicit_frames` and `implicit_carry`, one
     /// queue write.
-    pub fn move_walls(&mut self, state: &crate::wall::WallState<'_>) {
+    pub fn move_walls(&mut self, state: &crate::backend::WallState<'_>) {
         use layout::MAX_WALLS;
         let dim = self.model.dim;
         let mut planes = [[0.0; 4]; 2 * MAX_WALLS];

@@ -48,17 +48,10 @@ fn check_limits(model: &Model) -> Result<(), String> {
             model.walls.len()
         ));
     }
-    let turned = model.moving_walls.iter().find_map(|m| match &m.parts {
-        crate::script::WallParts::Implicit(r) if r.end > super::layout::MAX_IMPLICIT_FRAMES => {
-            Some(m.name.as_str())
-        }
-        _ => None,
-    });
-    if let Some(name) = turned {
-        return Err(format!(
-            "the GPU backend moves the first {} implicit walls (parts of walls split at a top-level min count one each); {name} is past them: list it earlier in the scene",
-            super::layout::MAX_IMPLICIT_FRAMES
-        ));
+    let frames = super::layout::MAX_IMPLICIT_FRAMES;
+    let past = |m: &&crate::script::MovingWall| matches!(&m.parts, crate::script::WallParts::Implicit(r) if r.end > frames);
+    if let Some(m) = model.moving_walls.iter().find(past) {
+        return Err(format!("the GPU backend moves the first {frames} implicit walls (each part of a wall split at a top-level min counts); {} is past them: list it earlier in the scene", m.name));
     }
     let all_walls = model.walls.len() + model.implicit_walls.len();
     if friction_slots(model) > MAX_FRICTION_WALLS {

@@ -283,7 +283,7 @@ impl Backend for GpuBackend {
         Ok(())
     }
 
-    fn set_walls(&mut self, walls: &crate::wall::WallState<'_>) -> Result<(), String> {
+    fn set_walls(&mut self, walls: &crate::backend::WallState<'_>) -> Result<(), String> {
         self.move_walls(walls);
         Ok(())
     }
