@@ -18,6 +18,7 @@
 //! the next step's drive stage too.
 
 pub mod bound;
+pub mod friction;
 pub mod walls;
 pub mod work;
 
@@ -103,6 +104,8 @@ pub struct Driver {
     walls: walls::Walls,
     /// Per moving wall (`Model::moving_walls`), its set in `summaries`.
     wall_sets: Vec<usize>,
+    /// The current step's friction contacts with moving walls.
+    wall_friction: friction::WallFriction,
     lag_tolerance: f64,
 }
 
@@ -137,6 +140,7 @@ impl Driver {
             lags: vec![],
             walls: walls::Walls::new(model),
             wall_sets: vec![],
+            wall_friction: Default::default(),
             lag_tolerance: LAG_DHAT * model.barrier.dhat,
         };
         for drive in &model.drives {

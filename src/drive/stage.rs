@@ -1,5 +1,6 @@
 //! The drive stage of one step and its bookkeeping after the solve.
 
+use super::friction::WallFriction;
 use super::{bound, DriveStep, Driver};
 use crate::backend::Backend;
 use crate::integrator;
@@ -56,6 +57,9 @@ impl Driver {
         let mut nodes_move = moving;
         // Each moving wall's move towards where its script puts it at t_next.
         let goals = self.walls.goals(model, t_next);
+        if model.friction.any() && !model.moving_walls.is_empty() {
+            self.wall_friction = WallFriction::lag(model, &self.walls, &x);
+        }
         let shift = self.walls.plane_moves(model, &goals);
         let turning = self.walls.turning(model, &goals);
         moving |= shift.iter().any(|c| *c != 0.0) || turning.contains(&true);
@@ -91,6 +95,7 @@ impl Driver {
         } else {
             self.walls.stay();
         }
+        self.wall_friction.moved(model, &self.walls);
         if !model.moving_walls.is_empty() {
             // Every step: a wall that stopped must not leave last step's move.
             backend.set_walls(&self.walls.state())?;
@@ -141,9 +146,12 @@ impl Driver {
                 self.a[e] = a;
             }
         }
-        // A moving wall's work: what its barriers resist its move with.
-        for (&set, w) in self.wall_sets.iter().zip(self.walls.works(model, &x)) {
-            works[set] += w;
+        // A moving wall's work: what its barriers resist its move with, and what its
+        // friction drags the nodes with.
+        let barriers = self.walls.works(model, &x);
+        let friction = self.wall_friction.works(model, &x);
+        for ((&set, b), f) in self.wall_sets.iter().zip(barriers).zip(friction) {
+            works[set] += b + f;
         }
         for ((sum, &lag), w) in self.summaries.iter_mut().zip(&self.lags).zip(&works) {
             sum.work += w;
