@@ -127,6 +127,7 @@ pub const BUNDLED: &[(&str, &str)] = &[
         "cloth_on_turning_sphere",
         include_str!("../../scenes/cloth_on_turning_sphere.toml"),
     ),
+    ("rope_twist", include_str!("../../scenes/rope_twist.toml")),
 ];
 
 /// Meshes shipped inside the binary (also in `scenes/meshes/`), by their path
@@ -147,6 +148,10 @@ pub const BUNDLED_MESHES: &[(&str, &[u8])] = &[
     (
         "meshes/rope.obj",
         include_bytes!("../../scenes/meshes/rope.obj"),
+    ),
+    (
+        "meshes/braid.obj",
+        include_bytes!("../../scenes/meshes/braid.obj"),
     ),
 ];
 
