@@ -128,6 +128,7 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenes/cloth_on_turning_sphere.toml"),
     ),
     ("rope_twist", include_str!("../../scenes/rope_twist.toml")),
+    ("strip_twist", include_str!("../../scenes/strip_twist.toml")),
 ];
 
 /// Meshes shipped inside the binary (also in `scenes/meshes/`), by their path
