@@ -48,3 +48,25 @@ def test_targets_move_fixed_nodes_and_are_checked():
     x = sim.positions
     assert np.allclose(x[[0, 72]], [[-0.55, -0.5], [0.55, -0.5]], atol=1e-12)
     assert sim.summary()["drives"][0]["name"] == "targets"
+
+
+def test_a_turning_implicit_wall_from_a_dict_carries_a_ball_with_friction():
+    def ball_in_circle(omega):
+        return springsim.Scene.from_dict({
+            "dimension": 2,
+            "solver": {"dt": 0.005, "tolerance": 1e-6},
+            "contact": {"dhat": 0.01, "kappa": 1e4, "barrier": "ipc"},
+            "walls": [{"type": "implicit", "shape": "circle", "radius": 3.0, "friction": 0.5,
+                       "drive": {"angular_velocity": omega}}],
+            "bodies": [{"generator": "particle", "mass": 1.0, "radius": 0.3,
+                        "center": [0.0, -2.68]}],
+        })
+    turning = springsim.Simulation(ball_in_circle(1.0), backend="cpu")
+    records = [turning.step() for _ in range(200)]
+    assert all(r["min_wall_distance"] > 0.0 for r in records)
+    assert turning.positions[0, 0] > 0.2, "carried up the side the bottom moves to"
+    assert [d["name"] for d in turning.summary()["drives"]] == ["walls[0]"]
+    still = springsim.Simulation(ball_in_circle(0.0), backend="cpu")
+    for _ in range(50):
+        still.step()
+    assert abs(still.positions[0, 0]) < 1e-9
