@@ -67,7 +67,8 @@ pub fn move_bound(
     excluded: &[Pair],
 ) -> f64 {
     let (dim, dhat) = (model.dim, model.barrier.dhat);
-    let walls_move = planes.shift.iter().any(|c| *c != 0.0);
+    // Where a wall moves, free nodes may move too (carried along by it).
+    let walls_move = planes.shift.iter().any(|c| *c != 0.0) || planes.turning.contains(&true);
     let node_bound = |i: usize| {
         let r = i * dim..(i + 1) * dim;
         let (xi, pi) = (&x[r.clone()], &p[r]);
