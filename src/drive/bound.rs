@@ -132,17 +132,16 @@ pub fn move_bound(
 /// [`ImplicitWall::path_clear`] checks the straight path between the node's two
 /// points as each wall sees them (a continuous motion with the step's end points, the
 /// one the stage certifies; the line search's 0.1 W floor holds on it). 0 after
-/// [`TURN_HALVINGS`] halvings.
+/// [`TURN_HALVINGS`] halvings. `turning` is [`super::walls::Walls::turning`] of `goals`.
 pub fn turn_bound(
     walls: &super::walls::Walls,
     model: &Model,
-    goals: &[Goal],
+    (goals, turning): (&[Goal], &[bool]),
     x: &[f64],
     p: &[f64],
     alpha: f64,
 ) -> f64 {
     let dim = model.dim;
-    let turning = walls.turning(model, goals);
     let moving: Vec<usize> = (0..walls.implicit.len()).filter(|&k| turning[k]).collect();
     let mut alpha = alpha;
     for _ in 0..=TURN_HALVINGS {

@@ -64,7 +64,9 @@ impl Driver {
         let turning = self.walls.turning(model, &goals);
         moving |= shift.iter().any(|c| *c != 0.0) || turning.contains(&true);
         if moving && !model.moving_walls.is_empty() {
-            nodes_move |= self.walls.carry_nodes(model, &goals, &x, &mut p);
+            nodes_move |= self
+                .walls
+                .carry_nodes(model, &goals, (&shift, &turning), &x, &mut p);
         }
         if moving {
             let walls = bound::Walls {
@@ -76,7 +78,7 @@ impl Driver {
             let excluded = self.reactions.excluded();
             let mut alpha = bound::move_bound(model, walls, &x, &p, &self.nodes, excluded);
             if turning.contains(&true) {
-                alpha = bound::turn_bound(&self.walls, model, &goals, &x, &p, alpha);
+                alpha = bound::turn_bound(&self.walls, model, (&goals, &turning), &x, &p, alpha);
             }
             let fraction = alpha.min(1.0);
             for (xn, pn) in x.iter_mut().zip(&p) {

@@ -169,11 +169,17 @@ impl Walls {
     /// there, so a wall that moves faster than its gap per step pushes what it
     /// meets instead of stopping short of it; the stage's bound covers these moves
     /// as it covers the driven nodes'. Returns whether any node moves.
-    pub fn carry_nodes(&self, model: &Model, goals: &[Goal], x: &[f64], p: &mut [f64]) -> bool {
+    /// `shift` and `turning` are [`Walls::plane_moves`] and [`Walls::turning`] of `goals`.
+    pub fn carry_nodes(
+        &self,
+        model: &Model,
+        goals: &[Goal],
+        (shift, turning): (&[f64], &[bool]),
+        x: &[f64],
+        p: &mut [f64],
+    ) -> bool {
         let (dim, dhat) = (self.dim, model.barrier.dhat);
         let to = self.frames_at(model, goals, 1.0);
-        let shift = self.plane_moves(model, goals);
-        let turning = self.turning(model, goals);
         let carries: Vec<(usize, Carry)> = (0..self.implicit.len())
             .filter(|&k| turning[k])
             .map(|k| (k, self.frames[k].carry_to(&to[k])))
