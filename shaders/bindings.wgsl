@@ -54,3 +54,8 @@
 @group(0) @binding(25) var<storage, read_write> contact_grid: array<atomic<u32>>;
 @group(0) @binding(26) var<storage, read_write> pairs: array<u32>;
 @group(0) @binding(27) var<storage, read_write> pair_terms: array<real>;
+// The Newton solve decided on the device (kernels/device_newton.wgsl): indirect
+// dispatch arguments of its gates (u32 x, y, z and a pad per span), and its rules,
+// state and logs (reals).
+@group(0) @binding(28) var<storage, read_write> gates: array<vec4<u32>>;
+@group(0) @binding(29) var<storage, read_write> newton: array<real>;

@@ -37,8 +37,6 @@ struct Params {
     barrier_kind: u32,
     dt: real,
     integrator: u32,
-    // (relative CG tolerance)²
-    cg_tol_sq: real,
     cg_max_iterations: u32,
     // workgroups of a per-node dispatch and of a per-element (max(nodes, springs)) one
     node_partials: u32,
@@ -179,6 +177,9 @@ struct CgState {
     // rᵀz of the next iteration, written by cg_beta_direction while the
     // workgroups of that kernel still read `rz` (the fused iteration, cg.wgsl)
     rz_next: real,
+    // (relative CG tolerance η)², written by the host or by the device's Newton
+    // solve (kernels/device_newton.wgsl) before a solve's iterations
+    tol_sq: real,
     iterations: u32,
     done: u32,
     converged: u32,

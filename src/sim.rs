@@ -4,7 +4,7 @@
 use crate::backend::Backend;
 use crate::drive::{DriveStep, Driver};
 use crate::model::{Model, SolverParams};
-use crate::newton::{self, NewtonError, NewtonStats, Stall};
+use crate::newton::{NewtonError, NewtonStats, Stall};
 use crate::rebound::{Correction, Rebound};
 use serde::Serialize;
 use std::time::Instant;
@@ -219,7 +219,7 @@ impl Simulation {
             d.before_solve(m, self.backend.as_mut(), t_next)
                 .map_err(NewtonError)?;
         }
-        let mut stats = newton::solve(self.backend.as_mut(), &self.solver)?;
+        let mut stats = self.backend.solve(&self.solver)?;
         let mut lambda_change = 0.0;
         for _ in 0..self.solver.friction_updates {
             if stats.stall.is_some() {
@@ -229,7 +229,7 @@ impl Simulation {
             if lambda_change == 0.0 {
                 break;
             }
-            let more = newton::solve(self.backend.as_mut(), &self.solver)?;
+            let more = self.backend.solve(&self.solver)?;
             stats.iterations += more.iterations;
             stats.cg_iterations += more.cg_iterations;
             stats.halvings += more.halvings;

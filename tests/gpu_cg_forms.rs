@@ -22,9 +22,12 @@ fn open(
     if let Some(p) = pre {
         model.solver.preconditioner = p;
     }
+    // the host's decisions: these tests count its reads and batches (the device's
+    // are tests/gpu_device_newton.rs')
     let opts = GpuOptions {
         fused_cg: Some(fused),
         cg_batch: batch,
+        device_newton: false,
         ..Default::default()
     };
     match GpuBackend::with_options(model.clone(), opts) {
@@ -149,6 +152,7 @@ fn a_step_reads_once_per_direction_trial_and_diagnostics() {
         model.self_contact.enabled = self_contact;
         let opts = GpuOptions {
             cg_batch: Some(128),
+            device_newton: false,
             ..Default::default()
         };
         let gpu = match GpuBackend::with_options(model.clone(), opts) {

@@ -119,12 +119,11 @@ fn the_host_writes_every_member_of_the_wgsl_structs_in_every_precision() {
             n_walls: 3,
             dim: 3,
             potential_weight: 0.5,
-            dhat: 0.25,
+            dhat: 0.1,
             kappa: 3.0,
             barrier_kind: 1,
             dt: 0.125,
             integrator: 1,
-            cg_tol_sq: 1e-12,
             cg_max_iterations: 9,
             node_partials: 4,
             element_partials: 5,
@@ -152,7 +151,7 @@ fn the_host_writes_every_member_of_the_wgsl_structs_in_every_precision() {
             );
         }
         assert_eq!(
-            lay.params.get1(&bytes, 0, "cg_tol_sq") == 1e-12,
+            lay.params.get1(&bytes, 0, "dhat") == 0.1,
             precision != GpuPrecision::F32
         );
         // NodeInfo and Spring round trips at their array stride

@@ -79,7 +79,7 @@ fn cg_alpha(@builtin(local_invocation_index) lid: u32) {
             } else {
                 cg.done = 1u;
                 cg.iterations += 1u;
-                cg.converged = select(0u, 1u, cg.rr <= P.cg_tol_sq * cg.bb);
+                cg.converged = select(0u, 1u, cg.rr <= cg.tol_sq * cg.bb);
             }
         }
     }
@@ -109,7 +109,7 @@ fn cg_beta(@builtin(local_invocation_index) lid: u32) {
         if (cg.done == 0u) {
             cg.iterations += 1u;
             cg.rr = t.sums.y;
-            if (t.sums.y <= P.cg_tol_sq * cg.bb) {
+            if (t.sums.y <= cg.tol_sq * cg.bb) {
                 cg.done = 1u;
                 cg.converged = 1u;
             } else if (cg.iterations >= P.cg_max_iterations) {
@@ -192,8 +192,8 @@ fn cg_beta_direction(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgro
     var finish = true;
     var converged = false;
     if (live == 2u) {
-        converged = cg.rr <= P.cg_tol_sq * cg.bb;
-    } else if (t.sums.y <= P.cg_tol_sq * cg.bb) {
+        converged = cg.rr <= cg.tol_sq * cg.bb;
+    } else if (t.sums.y <= cg.tol_sq * cg.bb) {
         converged = true;
     } else if (cg.iterations < P.cg_max_iterations) {
         finish = false;

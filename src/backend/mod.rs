@@ -162,6 +162,14 @@ pub trait Backend: NewtonSystem + Send {
     fn precision_name(&self) -> &'static str {
         self.gpu_precision().map_or("f64", |p| p.name())
     }
+    /// One Newton solve of the current step ([`crate::newton::solve`], whose
+    /// decisions a backend may take where its answers are: the GPU's on the device).
+    fn solve(
+        &mut self,
+        params: &crate::model::SolverParams,
+    ) -> Result<crate::newton::NewtonStats, crate::newton::NewtonError> {
+        crate::newton::solve(self, params)
+    }
     /// Starts a time step: stores `xⁿ` and the integrator's prediction.
     fn begin_step(&mut self);
     /// Ends a time step: velocity (and acceleration) update from the accepted `xⁿ⁺¹`.

@@ -23,6 +23,11 @@ impl CgBatching {
         }
     }
 
+    /// The fixed batch size where tests set one.
+    pub fn fixed_batch(&self) -> Option<u32> {
+        self.fixed
+    }
+
     /// A new step starts: solves are counted from 0 again.
     pub fn begin_step(&mut self) {
         self.solve_index = 0;

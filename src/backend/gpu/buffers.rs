@@ -63,10 +63,15 @@ pub struct BufferSet<T> {
     pub pairs: T,
     /// Binding 27: per pair its weighted barrier gradient and Hessian (`real`).
     pub pair_terms: T,
+    /// Binding 28: the device Newton solve's gates, indirect dispatch arguments
+    /// (`vec4<u32>`, [`super::device_newton`]).
+    pub gates: T,
+    /// Binding 29: the device Newton solve's rules, state and logs (`real`).
+    pub newton: T,
 }
 
 /// Number of bindings (buffers) of a scene.
-pub const BINDINGS: u32 = 28;
+pub const BINDINGS: u32 = 30;
 
 /// The WGSL variable name of every binding.
 pub const BINDING_NAMES: BufferSet<&str> = BufferSet {
@@ -98,6 +103,8 @@ pub const BINDING_NAMES: BufferSet<&str> = BufferSet {
     contact_grid: "contact_grid",
     pairs: "pairs",
     pair_terms: "pair_terms",
+    gates: "gates",
+    newton: "newton",
 };
 
 impl<T> BufferSet<T> {
@@ -132,6 +139,8 @@ impl<T> BufferSet<T> {
             25 => &self.contact_grid,
             26 => &self.pairs,
             27 => &self.pair_terms,
+            28 => &self.gates,
+            29 => &self.newton,
             _ => return None,
         })
     }

@@ -4,7 +4,6 @@
 
 use super::buffers::BufferSet;
 use super::context::GpuContext;
-use super::kernel_spans::Span;
 use super::kernels::Kernel;
 use super::layout::{CgState, Lanes, Layouts};
 use super::pipelines::Pipelines;
@@ -13,6 +12,7 @@ use super::readback::map_and_read;
 use crate::backend::DeviceCounters;
 use crate::precision::RealClass;
 
+pub mod gated;
 mod record_times;
 mod vectors;
 
@@ -59,7 +59,7 @@ pub struct Engine {
     vector_reals: u64,
     /// The WGSL structs' layouts in the run's precision mode.
     pub layouts: Layouts,
-    /// `P.cg_tol_sq` as last written by [`Self::set_cg_tolerance`] (None: as uploaded).
+    /// `cg.tol_sq` as last written by [`Self::set_cg_tolerance`] (None: as uploaded).
     cg_tol_sq: Option<f64>,
     /// [`crate::model::Model::error_per_residual`] (m/N), set by the setup, for the
     /// inexact-Newton guard.
@@ -75,7 +75,7 @@ pub struct Engine {
     pub profiler: Option<Profiler>,
 }
 
-/// Workgroups (x, y) of a dispatch of each [`Span`] but the single workgroup.
+/// Workgroups (x, y) of a dispatch of each [`super::kernel_spans::Span`] but the single workgroup.
 #[derive(Clone, Copy, Debug)]
 pub struct Dispatch {
     /// One thread per node.
@@ -203,17 +203,7 @@ impl Engine {
     fn dispatch_one(&self, pass: &mut wgpu::ComputePass<'_>, k: Kernel) {
         pass.set_pipeline(&self.pipes.get(k).pipeline);
         pass.set_bind_group(0, self.groups[k.index()].as_ref(), &[]);
-        let (x, y) = match k.span() {
-            Span::Nodes => self.dispatch.nodes,
-            Span::Elements => self.dispatch.elements,
-            Span::Single => (1, 1),
-            Span::Supernodes => self.dispatch.supernodes,
-            Span::Domains => self.dispatch.domains,
-            Span::PartialSlots => self.dispatch.partial_slots,
-            Span::CoarseDomains => self.dispatch.coarse_domains,
-            Span::CoarseBlocks => self.dispatch.coarse_blocks,
-            Span::ContactSlots => self.dispatch.contact_slots,
-        };
+        let (x, y) = self.span_size(k.span());
         pass.dispatch_workgroups(x, y, 1);
         self.dispatches.set(self.dispatches.get() + 1);
     }
@@ -267,7 +257,12 @@ impl Engine {
         self.ctx.queue.write_buffer(&self.buffers.cg, offset, value);
     }
 
-    /// Sets the relative CG tolerance η of the next solves (`P.cg_tol_sq = η²`); a
+    /// Forgets the tolerance last written: the device wrote its own since.
+    pub fn forget_cg_tolerance(&mut self) {
+        self.cg_tol_sq = None;
+    }
+
+    /// Sets the relative CG tolerance η of the next solves (`cg.tol_sq = η²`); a
     /// queue write before the next submission, only when the value changes.
     pub fn set_cg_tolerance(&mut self, eta: f64) {
         let sq = eta * eta;
@@ -275,12 +270,9 @@ impl Engine {
             return;
         }
         self.cg_tol_sq = Some(sq);
-        self.flush_deferred();
-        let offset = self.layouts.params.offset("cg_tol_sq");
+        let offset = self.layouts.cg_state.offset("tol_sq");
         let bytes = self.layouts.real_bytes(sq);
-        self.ctx
-            .queue
-            .write_buffer(&self.buffers.params, offset, &bytes);
+        self.write_cg_field(offset, &bytes);
     }
 
     /// Writes `bytes` into the uniform block at byte `offset` before the next

@@ -58,6 +58,12 @@ impl Kernel {
             | Kernel::ReduceElements
             | Kernel::LineSearchStart
             | Kernel::ReduceTrial
+            | Kernel::NewtonBegin
+            | Kernel::NewtonGateSolve
+            | Kernel::NewtonSetEta
+            | Kernel::NewtonGateCheck
+            | Kernel::NewtonGateTrial
+            | Kernel::NewtonGateAdvance
             | Kernel::MasLevelFirst
             | Kernel::MasLevelUp
             | Kernel::MasLevelDown

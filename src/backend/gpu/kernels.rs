@@ -152,11 +152,23 @@ pub enum Kernel {
     PairFrictionChange,
     /// The pairs' friction lagged at x.
     PairFrictionLag,
+    /// Device Newton: E at the step's start starts the solve.
+    NewtonBegin,
+    /// Device Newton: a slot's start (an update taken; the solve and CG gates).
+    NewtonGateSolve,
+    /// Device Newton: a started solve's CG tolerance.
+    NewtonSetEta,
+    /// Device Newton: the direction check's gate after a CG batch.
+    NewtonGateCheck,
+    /// Device Newton: a checked direction or trial taken; a trial's gate.
+    NewtonGateTrial,
+    /// Device Newton: a trial taken; the update's gate.
+    NewtonGateAdvance,
 }
 
 impl Kernel {
     /// Every kernel, grouped by file.
-    pub const ALL: [Kernel; 72] = [
+    pub const ALL: [Kernel; 78] = [
         Kernel::StepBegin,
         Kernel::StepEnd,
         Kernel::Advance,
@@ -229,158 +241,16 @@ impl Kernel {
         Kernel::PairStats,
         Kernel::PairFrictionChange,
         Kernel::PairFrictionLag,
+        Kernel::NewtonBegin,
+        Kernel::NewtonGateSolve,
+        Kernel::NewtonSetEta,
+        Kernel::NewtonGateCheck,
+        Kernel::NewtonGateTrial,
+        Kernel::NewtonGateAdvance,
     ];
 
     /// Its position in [`Self::ALL`] (an index into per-kernel tables).
     pub fn index(self) -> usize {
         self as usize
-    }
-
-    /// The WGSL entry point's name.
-    pub fn entry_point(self) -> &'static str {
-        match self {
-            Kernel::StepBegin => "step_begin",
-            Kernel::StepEnd => "step_end",
-            Kernel::Advance => "advance",
-            Kernel::NodeTerms => "node_terms",
-            Kernel::Assemble => "assemble",
-            Kernel::FrictionLagStart => "friction_lag_start",
-            Kernel::FrictionLagUpdate => "friction_lag_update",
-            Kernel::FrictionStats => "friction_stats",
-            Kernel::NewtonMatvec => "newton_matvec",
-            Kernel::CgStart => "cg_start",
-            Kernel::CgStartScalars => "cg_start_scalars",
-            Kernel::CgAlpha => "cg_alpha",
-            Kernel::CgUpdate => "cg_update",
-            Kernel::CgBeta => "cg_beta",
-            Kernel::CgDirection => "cg_direction",
-            Kernel::CgAlphaUpdate => "cg_alpha_update",
-            Kernel::CgBetaDirection => "cg_beta_direction",
-            Kernel::DirectionStats => "direction_stats",
-            Kernel::EnergyTotal => "energy_total",
-            Kernel::EnergyChange => "energy_change",
-            Kernel::ReduceNodes => "reduce_nodes",
-            Kernel::ReduceElements => "reduce_elements",
-            Kernel::LineSearchStart => "line_search_start",
-            Kernel::ReduceTrial => "reduce_trial",
-            Kernel::MasLevelFirst => "mas_level_first",
-            Kernel::MasLevelUp => "mas_level_up",
-            Kernel::MasLevelDown => "mas_level_down",
-            Kernel::MasFramesLevel => "mas_frames_level",
-            Kernel::MasFactor => "mas_factor",
-            Kernel::MasCoarsePartials => "mas_coarse_partials",
-            Kernel::MasCoarseTree => "mas_coarse_tree",
-            Kernel::MasCoarseStore => "mas_coarse_store",
-            Kernel::MasGrainFirst => "mas_grain_first",
-            Kernel::MasGrainUp => "mas_grain_up",
-            Kernel::MasInvert => "mas_invert",
-            Kernel::MasCgStart => "mas_cg_start",
-            Kernel::CgUpdateResidual => "cg_update_residual",
-            Kernel::MasRestrict => "mas_restrict",
-            Kernel::MasSolve => "mas_solve",
-            Kernel::MasProlong => "mas_prolong",
-            Kernel::MasFinish => "mas_finish",
-            Kernel::VcCoarseFill => "vc_coarse_fill",
-            Kernel::VcCoarseDomains => "vc_coarse_domains",
-            Kernel::VcSmooth0First => "vc_smooth0_first",
-            Kernel::VcSmooth0Again => "vc_smooth0_again",
-            Kernel::VcSmoothFirst => "vc_smooth_first",
-            Kernel::VcSmoothAgain => "vc_smooth_again",
-            Kernel::VcResidual => "vc_residual",
-            Kernel::VcRestrict => "vc_restrict",
-            Kernel::VcFineZ => "vc_fine_z",
-            Kernel::VcFineResidual => "vc_fine_residual",
-            Kernel::BpResetStatic => "bp_reset_static",
-            Kernel::BpResetSwept => "bp_reset_swept",
-            Kernel::BpExtent => "bp_extent",
-            Kernel::BpCountCells => "bp_count_cells",
-            Kernel::BpScanCells => "bp_scan_cells",
-            Kernel::BpFillCells => "bp_fill_cells",
-            Kernel::BpCountPairs => "bp_count_pairs",
-            Kernel::BpScanPairs => "bp_scan_pairs",
-            Kernel::BpFillPairs => "bp_fill_pairs",
-            Kernel::BpAppendLagged => "bp_append_lagged",
-            Kernel::BpScanNodes => "bp_scan_nodes",
-            Kernel::BpFillIncidence => "bp_fill_incidence",
-            Kernel::BpSortIncidence => "bp_sort_incidence",
-            Kernel::PairAssemble => "pair_assemble",
-            Kernel::PairGather => "pair_gather",
-            Kernel::NewtonMatvecPairs => "newton_matvec_pairs",
-            Kernel::PairEnergyTotal => "pair_energy_total",
-            Kernel::PairEnergyChange => "pair_energy_change",
-            Kernel::PairStats => "pair_stats",
-            Kernel::PairFrictionChange => "pair_friction_change",
-            Kernel::PairFrictionLag => "pair_friction_lag",
-        }
-    }
-
-    /// The kernel file under `shaders/` that defines it.
-    pub fn file(self) -> &'static str {
-        match self {
-            Kernel::StepBegin | Kernel::StepEnd | Kernel::Advance => "kernels/step.wgsl",
-            Kernel::NodeTerms | Kernel::Assemble => "kernels/assemble.wgsl",
-            Kernel::FrictionLagStart | Kernel::FrictionLagUpdate | Kernel::FrictionStats => {
-                "kernels/friction.wgsl"
-            }
-            Kernel::NewtonMatvec | Kernel::NewtonMatvecPairs => "kernels/newton_matvec.wgsl",
-            Kernel::CgStart
-            | Kernel::CgStartScalars
-            | Kernel::CgAlpha
-            | Kernel::CgUpdate
-            | Kernel::CgBeta
-            | Kernel::CgDirection
-            | Kernel::CgAlphaUpdate
-            | Kernel::CgBetaDirection => "kernels/cg.wgsl",
-            Kernel::DirectionStats => "kernels/direction_stats.wgsl",
-            Kernel::EnergyTotal | Kernel::EnergyChange => "kernels/energy.wgsl",
-            Kernel::ReduceNodes | Kernel::ReduceElements => "kernels/reduce_final.wgsl",
-            Kernel::LineSearchStart | Kernel::ReduceTrial => "kernels/line_search.wgsl",
-            Kernel::MasLevelFirst
-            | Kernel::MasLevelUp
-            | Kernel::MasLevelDown
-            | Kernel::MasFramesLevel
-            | Kernel::MasFactor
-            | Kernel::MasCoarsePartials
-            | Kernel::MasCoarseTree
-            | Kernel::MasCoarseStore
-            | Kernel::MasGrainFirst
-            | Kernel::MasGrainUp
-            | Kernel::MasInvert => "kernels/mas_factor.wgsl",
-            Kernel::MasCgStart
-            | Kernel::CgUpdateResidual
-            | Kernel::MasRestrict
-            | Kernel::MasSolve
-            | Kernel::MasProlong
-            | Kernel::MasFinish => "kernels/mas_apply.wgsl",
-            Kernel::VcCoarseFill
-            | Kernel::VcCoarseDomains
-            | Kernel::VcSmooth0First
-            | Kernel::VcSmooth0Again
-            | Kernel::VcSmoothFirst
-            | Kernel::VcSmoothAgain
-            | Kernel::VcResidual
-            | Kernel::VcRestrict
-            | Kernel::VcFineZ
-            | Kernel::VcFineResidual => "kernels/mas_cycle.wgsl",
-            Kernel::BpResetStatic
-            | Kernel::BpResetSwept
-            | Kernel::BpExtent
-            | Kernel::BpCountCells
-            | Kernel::BpScanCells
-            | Kernel::BpFillCells
-            | Kernel::BpCountPairs
-            | Kernel::BpScanPairs
-            | Kernel::BpFillPairs
-            | Kernel::BpAppendLagged
-            | Kernel::BpScanNodes
-            | Kernel::BpFillIncidence
-            | Kernel::BpSortIncidence => "kernels/broad_phase.wgsl",
-            Kernel::PairAssemble => "kernels/pair_assemble.wgsl",
-            Kernel::PairGather
-            | Kernel::PairEnergyTotal
-            | Kernel::PairEnergyChange
-            | Kernel::PairStats => "kernels/pairs.wgsl",
-            Kernel::PairFrictionChange | Kernel::PairFrictionLag => "kernels/pair_friction.wgsl",
-        }
     }
 }

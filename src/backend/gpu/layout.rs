@@ -46,8 +46,6 @@ pub struct Params {
     pub dt: f64,
     /// 0 = implicit Euler, 1 = Newmark.
     pub integrator: u32,
-    /// (relative CG tolerance)².
-    pub cg_tol_sq: f64,
     /// CG iteration cap per Newton iteration.
     pub cg_max_iterations: u32,
     /// Workgroups of a per-node dispatch (= partials it writes).
@@ -219,7 +217,6 @@ impl Layouts {
             ("dhat", p.dhat),
             ("kappa", p.kappa),
             ("dt", p.dt),
-            ("cg_tol_sq", p.cg_tol_sq),
             ("friction_eps", p.friction_eps),
             ("self_friction", p.self_friction),
         ] {
@@ -310,7 +307,7 @@ impl Layouts {
         }
     }
 
-    /// The bytes of one real of the CG state (`ls_alpha`, `cg_tol_sq`: `real`).
+    /// The bytes of one real of the CG state (`ls_alpha`, `tol_sq`: `real`).
     pub fn real_bytes(&self, value: f64) -> Vec<u8> {
         let width = self.precision.bytes(crate::precision::RealClass::State);
         state_bytes(&[value], width)

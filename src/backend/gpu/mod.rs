@@ -19,8 +19,10 @@ pub mod calibrate;
 pub mod contact;
 pub mod context;
 pub mod cost_model;
+pub mod device_newton;
 pub mod engine;
 pub mod kernel_lists;
+mod kernel_names;
 pub mod kernel_spans;
 pub mod kernels;
 pub mod layout;
@@ -72,6 +74,10 @@ pub struct GpuOptions {
     /// (five); `None`: fused while the partials are few
     /// ([`kernel_lists::fused_cg`]). Both give the same bits; tests compare them.
     pub fused_cg: Option<bool>,
+    /// Decide the Newton solves on the device where it can
+    /// ([`device_newton`]: one submission and one read per solve); false: every
+    /// decision on the host, between submissions ([`crate::newton::solve`]).
+    pub device_newton: bool,
 }
 
 impl Default for GpuOptions {
@@ -84,9 +90,14 @@ impl Default for GpuOptions {
             max_pair_bytes: None,
             profile_kernels: false,
             fused_cg: None,
+            device_newton: std::env::var(NEWTON_ENV).map_or(true, |v| v != "host"),
         }
     }
 }
+
+/// The environment variable that, set to `host`, takes every Newton decision on the
+/// host ([`GpuOptions::device_newton`] false): for comparisons and measurements.
+pub const NEWTON_ENV: &str = "SPRINGSIM_NEWTON";
 
 /// The wgpu backend.
 pub struct GpuBackend {
@@ -106,6 +117,10 @@ pub struct GpuBackend {
     mas_reuse: crate::mas::reuse::Reuse,
     /// The kernels of a direction solve with the scene's preconditioner.
     solve: SolveKernels,
+    /// Whether solves may be decided on the device ([`GpuOptions::device_newton`]).
+    device_newton: bool,
+    /// What the device solves plan from earlier steps.
+    device_plan: device_newton::DevicePlan,
     /// Held while the backend lives (a batch's turn to run alone: [`Self::holding`]).
     lease: Option<Box<dyn Send>>,
 }
@@ -221,6 +236,8 @@ impl GpuBackend {
             pending_energy: None,
             ccd: 1.0,
             batching: CgBatching::fixed(opts.cg_batch),
+            device_newton: opts.device_newton,
+            device_plan: Default::default(),
             lease: None,
         };
         gpu.rebuild_pairs();

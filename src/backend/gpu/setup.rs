@@ -118,7 +118,6 @@ fn params(
             Integrator::ImplicitEuler => 0,
             Integrator::Newmark => 1,
         },
-        cg_tol_sq: s.cg_tolerance * s.cg_tolerance,
         cg_max_iterations: s.cg_max_iterations,
         node_partials,
         element_partials,
@@ -358,6 +357,8 @@ pub fn open(model: &Model, opts: GpuOptions) -> Result<(Engine, Option<MasPlan>)
             names.pair_terms,
             contact.as_ref().map_or(0, |c| c.terms_bytes(width)),
         ),
+        gates: super::device_newton::gates_buffer(dev),
+        newton: zeroed(names.newton, super::device_newton::newton_bytes(width)),
     };
     let supernodes = mas.as_ref().map_or(0, |m| m.supernodes());
     let fill_threads = mas.as_ref().map_or(0, |m| m.fill_threads);

@@ -119,6 +119,10 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../../../shaders/kernels/broad_phase.wgsl"),
     ),
     (
+        "kernels/device_newton.wgsl",
+        include_str!("../../../shaders/kernels/device_newton.wgsl"),
+    ),
+    (
         "kernels/pairs.wgsl",
         include_str!("../../../shaders/kernels/pairs.wgsl"),
     ),

@@ -197,8 +197,19 @@ impl Backend for GpuBackend {
         Some(self.precision())
     }
 
+    fn solve(
+        &mut self,
+        params: &crate::model::SolverParams,
+    ) -> Result<crate::newton::NewtonStats, crate::newton::NewtonError> {
+        match self.solves_on_device() {
+            true => self.device_solve(params),
+            false => crate::newton::solve(self, params),
+        }
+    }
+
     fn begin_step(&mut self) {
         self.batching.begin_step();
+        self.device_plan.begin_step();
         self.mas_reuse.begin_step();
         self.trials.clear();
         self.pending_energy = None;

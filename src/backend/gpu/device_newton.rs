@@ -1,0 +1,373 @@
+//! The Newton solve of one time step decided on the device: the host records the
+//! whole solve ahead, as slots (a direction solve with a batch of CG iterations,
+//! its check with the speculative first trial, line-search trials and an update),
+//! and `shaders/kernels/device_newton.wgsl` takes each answer to the transitions of
+//! `shaders/newton/machine.wgsl` (the WGSL twin of [`crate::newton::Machine`]) and
+//! opens or closes the gates of the work after it. The host submits once and reads
+//! once; only a solve that outran its slots records more. [`crate::newton::solve`]
+//! stays the specification: the same Newton, CG and line-search counts, tested
+//! against it (`tests/gpu_device_newton.rs`).
+//!
+//! It decides the solves with block-Jacobi (a multilevel preconditioner's reuse of
+//! its factors is the host's choice), `real` in f64 (the host's decisions are in
+//! f64) and no kernel profiler; fixed and Eisenstat–Walker forcing alike. Other
+//! solves run [`crate::newton::solve`] as before. A pair list or term slots that
+//! overflow stop the device's decisions until the host has grown them (one more
+//! submission and read).
+
+use super::engine::gated::{
+    GATE_ADVANCE, GATE_CG, GATE_CHECK, GATE_SOLVE, GATE_STRIDE, GATE_TABLE, GATE_TRIAL,
+};
+use super::kernels::Kernel;
+use super::GpuBackend;
+use crate::model::{Forcing, SolverParams};
+use crate::newton::{NewtonError, NewtonStats, Stall};
+use crate::precision::RealClass;
+
+/// Entries of each log, energies and CG iterations per direction (`DN_LOG_LEN`).
+pub const LOG_LEN: usize = 512;
+/// Where the machine's state starts in `newton` (reals; `DN_STATE`).
+const STATE: usize = 16;
+/// Where the wrapper's figures start (`DN_WRAP`).
+const WRAP: usize = 48;
+/// Where the logs start (`DN_LOG`).
+const LOG: usize = 80;
+/// The wrapper's figures the host reads (`W_*` in the kernel file).
+const W_HOST: usize = 61;
+const W_CHECKS: usize = 62;
+const W_CANDIDATES: usize = 63;
+const W_PAIRS_FOUND: usize = 64;
+const W_TERMS_FOUND: usize = 65;
+/// `W_HOST`: the pair list or the term slots overflowed.
+const HOST_PAIRS: u32 = 1;
+const HOST_TERMS: u32 = 2;
+/// Reals of the `newton` buffer.
+const NEWTON_REALS: usize = LOG + 2 * LOG_LEN;
+/// Line-search trials recorded per slot past the speculative first one.
+const TRIALS_PER_SLOT: usize = 2;
+
+/// Bytes of the `newton` buffer with reals of `width` bytes.
+pub fn newton_bytes(width: u64) -> u64 {
+    NEWTON_REALS as u64 * width
+}
+
+/// The `gates` buffer: every gate's indirect arguments and the open table.
+pub fn gates_buffer(dev: &wgpu::Device) -> wgpu::Buffer {
+    dev.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("gates"),
+        size: 16 * (GATE_TABLE + 16),
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::INDIRECT
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
+}
+
+/// What the device solves plan from earlier steps, and their read-back buffer.
+#[derive(Default)]
+pub struct DevicePlan {
+    /// Per solve of a step (by index), its directions' CG iterations in the last step
+    /// that had that solve.
+    history: Vec<Vec<u32>>,
+    /// The solve's index within the current step.
+    solve_index: usize,
+    /// Slots recorded past the first submission so far (solves that outran their
+    /// slots), for tests and notes.
+    pub extra_submissions: u64,
+    staging: Option<wgpu::Buffer>,
+}
+
+impl DevicePlan {
+    /// A new step: solves are counted from 0 again.
+    pub fn begin_step(&mut self) {
+        self.solve_index = 0;
+    }
+
+    /// The CG batch of each slot of this solve: one slot per direction of the same
+    /// solve in the last step plus one, each with that direction's iterations and
+    /// a quarter more; 8 iterations where nothing is known yet.
+    fn batches(&self, cap: u32) -> Vec<u32> {
+        let last = self
+            .history
+            .get(self.solve_index)
+            .or(self.history.last())
+            .cloned()
+            .unwrap_or_default();
+        let slots = (last.len() + 1).max(2);
+        (0..slots)
+            .map(|k| {
+                let base = last.get(k).or(last.last()).copied().unwrap_or(6);
+                (base + base / 4 + 2).clamp(1, cap.max(1))
+            })
+            .collect()
+    }
+
+    fn finish_solve(&mut self, directions: Vec<u32>) {
+        if self.history.len() <= self.solve_index {
+            self.history.resize(self.solve_index + 1, Vec::new());
+        }
+        self.history[self.solve_index] = directions;
+        self.solve_index += 1;
+    }
+}
+
+/// The outcome of a device solve as read back (`newton` from [`STATE`]).
+struct Report<'a>(&'a [f64]);
+
+impl Report<'_> {
+    fn at(&self, i: usize) -> f64 {
+        self.0[i - STATE]
+    }
+    fn count(&self, i: usize) -> u32 {
+        self.at(i) as u32
+    }
+    fn flag(&self, i: usize) -> bool {
+        self.at(i) != 0.0
+    }
+    fn done(&self) -> bool {
+        self.count(STATE) == 5
+    }
+    fn log(&self, from: usize, len: u32) -> Vec<f64> {
+        let len = (len as usize).min(LOG_LEN);
+        (from..from + len).map(|i| self.at(i)).collect()
+    }
+
+    /// The statistics and outcome [`crate::newton::solve`] would return.
+    fn outcome(&self) -> Result<NewtonStats, NewtonError> {
+        let s = STATE;
+        let energies = self.log(LOG, self.count(s + 15));
+        let stall = match self.count(s + 28) {
+            1 => Some(Stall::CcdZero),
+            2 => Some(Stall::LineSearch),
+            3 => Some(Stall::NonFiniteDirection),
+            4 => Some(Stall::NoDecrease),
+            _ => None,
+        };
+        let bad = match self.flag(WRAP + 5) {
+            true => f64::INFINITY,
+            false => self.at(WRAP + 4),
+        };
+        let alpha = self.at(s + 5);
+        match self.count(s + 29) {
+            0 => {}
+            1 => {
+                return Err(NewtonError(format!(
+                    "incremental potential is not finite ({bad}) at the start of the step"
+                )))
+            }
+            2 => {
+                return Err(NewtonError(format!(
+                    "incremental potential is not finite ({bad}) after a step of alpha = {alpha}"
+                )))
+            }
+            3 => {
+                return Err(NewtonError(format!(
+                    "energy change is NaN at alpha = {alpha}"
+                )))
+            }
+            code => return Err(NewtonError(format!("the device solve failed ({code})"))),
+        }
+        Ok(NewtonStats {
+            iterations: self.count(s + 16),
+            cg_iterations: self.count(s + 20) as u64,
+            halvings: self.count(s + 17),
+            alpha_min: self.at(s + 7),
+            ccd_alpha_min: self.at(s + 8),
+            residual: self.at(s + 6),
+            converged: self.flag(s + 24),
+            line_search_failed: self.flag(s + 25),
+            resolution_limited: self.flag(s + 26),
+            recomputed_directions: self.count(s + 18),
+            cg_unconverged: self.count(s + 19),
+            capped: self.flag(s + 27),
+            stall,
+            energies,
+            solve_starts: vec![0],
+        })
+    }
+}
+
+impl GpuBackend {
+    /// Whether [`Self::device_solve`] decides the solves.
+    pub(super) fn solves_on_device(&self) -> bool {
+        self.device_newton
+            && self.solve.factor.is_empty()
+            && self.engine.profiler.is_none()
+            && self.engine.width(RealClass::State) == 8
+    }
+
+    /// One Newton solve recorded ahead and decided on the device.
+    pub(super) fn device_solve(
+        &mut self,
+        params: &SolverParams,
+    ) -> Result<NewtonStats, NewtonError> {
+        // the device writes each solve's tolerance (newton_set_eta)
+        self.engine.forget_cg_tolerance();
+        let (capacity, slots) = self
+            .engine
+            .contact
+            .as_ref()
+            .map_or((1e30, 1e30), |c| (c.capacity as f64, c.term_slots as f64));
+        let rules = [
+            params.dt,
+            params.tolerance,
+            params.cg_tolerance,
+            params.forcing_start,
+            params.min_newton_iterations as f64,
+            params.max_newton_iterations as f64,
+            params.max_line_search_halvings as f64,
+            f64::from(params.forcing.as_run() == Forcing::EisenstatWalker),
+            capacity,
+            slots,
+            self.engine.error_per_residual,
+        ];
+        self.write_newton(0, &rules);
+        let mut enc = self.engine.encoder();
+        let mut begin = self.solve.energy_total.clone();
+        begin.push(Kernel::NewtonBegin);
+        self.engine.record(&mut enc, &begin);
+        let cap = params.cg_max_iterations;
+        let report = loop {
+            let batches = match self.batching.fixed_batch() {
+                Some(k) => vec![k.clamp(1, cap.max(1)); 2],
+                None => self.device_plan.batches(cap),
+            };
+            for &b in &batches {
+                self.record_slot(&mut enc, b);
+            }
+            let values = self.read_report(enc);
+            let r = Report(&values);
+            match r.count(W_HOST) {
+                HOST_PAIRS => {
+                    // the broad phase over p found more pairs than the list holds:
+                    // grow it, then check the direction again (its CG state is final)
+                    let found = r.count(W_PAIRS_FOUND);
+                    if !self.engine.grow_pairs(found) {
+                        let why = self.engine.failure.take();
+                        return Err(NewtonError(why.unwrap_or_else(|| {
+                            format!("no room on the device for {found} contact pairs")
+                        })));
+                    }
+                    self.device_host_event()?;
+                    enc = self.engine.encoder();
+                    self.engine.record(&mut enc, &self.solve.direction_check);
+                }
+                HOST_TERMS => {
+                    // more active pairs than term slots: the direction is solved
+                    // again with room (the device restarts it)
+                    let found = r.count(W_TERMS_FOUND);
+                    if !self.engine.grow_term_slots(found) {
+                        let why = self.engine.failure.take();
+                        return Err(NewtonError(why.unwrap_or_else(|| {
+                            format!("no room on the device for the terms of {found} pairs")
+                        })));
+                    }
+                    self.device_host_event()?;
+                    enc = self.engine.encoder();
+                }
+                _ if r.done() => break values,
+                _ => enc = self.engine.encoder(),
+            }
+            self.device_plan.extra_submissions += 1;
+        };
+        let report = Report(&report);
+        let directions = report.count(WRAP + 6);
+        let cg = report.log(LOG + LOG_LEN, directions);
+        for &k in &cg {
+            self.batching.finish_solve(k as u32);
+        }
+        self.device_plan
+            .finish_solve(cg.iter().map(|&k| k as u32).collect());
+        self.engine.traffic.cg_iterations_done += report.count(STATE + 20) as u64;
+        self.engine.pairs_found = report.count(W_PAIRS_FOUND);
+        self.engine.terms_found = report.count(W_TERMS_FOUND);
+        if let Some(c) = self.engine.contact.as_mut() {
+            c.broad_phases += report.count(W_CHECKS) as u64;
+            c.candidates += report.at(W_CANDIDATES) as u64;
+        }
+        let outcome = report.outcome();
+        if let Ok(stats) = &outcome {
+            self.current_energy = stats.energies.last().copied().unwrap_or(f64::NAN);
+        }
+        self.pending_energy = None;
+        outcome
+    }
+
+    /// After the host grew the pair buffers: the new capacities, and the solve may
+    /// go on (`W_HOST` cleared).
+    fn device_host_event(&mut self) -> Result<(), NewtonError> {
+        let c = self.engine.contact.as_ref().expect("grown");
+        let rules = [c.capacity as f64, c.term_slots as f64];
+        self.write_newton(8, &rules);
+        self.write_newton(W_HOST, &[0.0]);
+        Ok(())
+    }
+
+    /// Writes `values` into `newton` from real `at`, and the gates' open table
+    /// (the dispatch sizes may have grown with the pairs).
+    fn write_newton(&mut self, at: usize, values: &[f64]) {
+        let width = self.engine.width(RealClass::State);
+        let bytes = super::layout::state_bytes(values, width);
+        let queue = &self.engine.ctx.queue;
+        queue.write_buffer(&self.engine.buffers.newton, at as u64 * width, &bytes);
+        let table = self.engine.gate_table();
+        queue.write_buffer(
+            &self.engine.buffers.gates,
+            16 * GATE_TABLE,
+            bytemuck::cast_slice(&table),
+        );
+    }
+
+    /// Records one slot: the gate kernels and the gated work between them.
+    fn record_slot(&mut self, enc: &mut wgpu::CommandEncoder, batch: u32) {
+        let s = &self.solve;
+        let mut list: Vec<(Kernel, Option<u64>)> = vec![(Kernel::NewtonGateSolve, None)];
+        let gated = |l: &mut Vec<(Kernel, Option<u64>)>, ks: &[Kernel], g: u64| {
+            l.extend(ks.iter().map(|&k| (k, Some(g))));
+        };
+        gated(&mut list, &s.assemble, GATE_SOLVE);
+        gated(&mut list, &s.start, GATE_SOLVE);
+        list.push((Kernel::NewtonSetEta, None));
+        for _ in 0..batch {
+            gated(&mut list, &s.iteration, GATE_CG);
+        }
+        list.push((Kernel::NewtonGateCheck, None));
+        gated(&mut list, &s.direction_check, GATE_CHECK);
+        for _ in 0..TRIALS_PER_SLOT {
+            list.push((Kernel::NewtonGateTrial, None));
+            gated(&mut list, &s.energy_change, GATE_TRIAL);
+        }
+        list.push((Kernel::NewtonGateAdvance, None));
+        gated(&mut list, &[Kernel::Advance], GATE_ADVANCE);
+        self.engine.record_mixed(enc, &list);
+        let t = &mut self.engine.traffic;
+        t.cg_iterations_recorded += batch as u64;
+        t.cg_dispatches += batch as u64 * s.iteration.len() as u64;
+    }
+
+    /// Submits `enc` with a copy of the solve's state and logs, and reads them (reals
+    /// from [`STATE`]).
+    fn read_report(&mut self, mut enc: wgpu::CommandEncoder) -> Vec<f64> {
+        let width = self.engine.width(RealClass::State);
+        let bytes = (NEWTON_REALS - STATE) as u64 * width;
+        let dev = &self.engine.ctx.device;
+        let staging = self.device_plan.staging.get_or_insert_with(|| {
+            dev.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("device newton staging"),
+                size: bytes,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        });
+        let from = STATE as u64 * width;
+        enc.copy_buffer_to_buffer(&self.engine.buffers.newton, from, staging, 0, bytes);
+        self.engine.submit(enc);
+        let raw = super::readback::map_and_read(&self.engine.ctx.device, staging, bytes);
+        self.engine.traffic.readbacks += 1;
+        super::readback::decode_reals(&raw, width)
+    }
+}
+
+// Every gate's arguments lie before the open table.
+const _: () = assert!(GATE_STRIDE * (GATE_ADVANCE + 1) <= GATE_TABLE);

@@ -1,0 +1,161 @@
+//! The Newton solve decided on the device (`src/backend/gpu/device_newton.rs`,
+//! `shaders/kernels/device_newton.wgsl`) against the host's driver
+//! (`crate::newton::solve`, the specification): the same iterates to the bit and
+//! the same Newton, CG and line-search figures at every step, with contact between
+//! bodies, friction, CG solves that outrun their slots and pair lists that grow
+//! mid-solve; and one read per solve where the host's driver reads once per
+//! direction and trial.
+
+use springsim::backend::gpu::{GpuBackend, GpuOptions};
+use springsim::backend::DeviceCounters;
+use springsim::sim::Simulation;
+
+/// Bundled scene `name` on the GPU, decided on the device or the host; `None`
+/// without an adapter outside CI.
+fn open(name: &str, device: bool, opts: GpuOptions) -> Option<Simulation> {
+    let model = springsim::scene::load(name).expect("bundled scene").model;
+    let opts = GpuOptions {
+        device_newton: device,
+        ..opts
+    };
+    match GpuBackend::with_options(model.clone(), opts) {
+        Ok(g) => Some(Simulation::new(Box::new(g), &model)),
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!("skipping GPU test (no adapter): {e}");
+            None
+        }
+        Err(e) => panic!("CI is set but the GPU backend cannot start: {e}"),
+    }
+}
+
+/// What `steps` steps leave: every step's figures (bits of the reals), the final
+/// positions' bits and the device's counters.
+struct Ran {
+    steps: Vec<String>,
+    bits: Vec<u64>,
+    counters: DeviceCounters,
+    /// Growths of the pair list while stepping (not at the start).
+    growths: u64,
+}
+
+fn run(mut sim: Simulation, steps: u64) -> Ran {
+    let growths_at_start = sim.backend().contact_stats().list_growths;
+    let mut rows = Vec::new();
+    for _ in 0..steps {
+        let r = sim.step().expect("a step");
+        assert!(r.stall.is_none(), "step {} stalled: {:?}", r.step, r.stall);
+        rows.push(format!(
+            "step {}: newton {} cg {} halvings {} alpha_min {:x} ccd {:x} residual {:x} converged {} capped {} E {:x} cg_unconverged {}",
+            r.step,
+            r.newton_iterations,
+            r.cg_iterations,
+            r.line_search_halvings,
+            r.alpha_min.to_bits(),
+            r.ccd_alpha_min.to_bits(),
+            r.residual.to_bits(),
+            r.converged,
+            r.newton_capped,
+            r.incremental_potential.to_bits(),
+            r.cg_unconverged,
+        ));
+    }
+    let b = sim.backend();
+    Ran {
+        steps: rows,
+        bits: b.positions().iter().map(|x| x.to_bits()).collect(),
+        counters: b.counters(),
+        growths: b.contact_stats().list_growths - growths_at_start,
+    }
+}
+
+/// Runs `name` decided on the device and on the host with `opts` and checks they
+/// agree to the bit at every step; returns (device, host).
+fn both(name: &str, steps: u64, opts: GpuOptions) -> Option<(Ran, Ran)> {
+    let device = run(open(name, true, opts)?, steps);
+    let host = run(open(name, false, opts)?, steps);
+    for (d, h) in device.steps.iter().zip(&host.steps) {
+        assert_eq!(d, h, "{name}: device (left) and host (right) decided apart");
+    }
+    assert!(device.bits == host.bits, "{name}: positions differ");
+    Some((device, host))
+}
+
+/// The reference scenes, with and without contact between bodies and friction:
+/// the device takes the host's decisions, with fewer reads.
+#[test]
+fn the_device_decides_as_the_host_does() {
+    for (name, steps) in [("square_drop", 40), ("cloth_drop", 25), ("two_squares", 40)] {
+        let Some((device, host)) = both(name, steps, GpuOptions::default()) else {
+            return;
+        };
+        let (d, h) = (&device.counters, &host.counters);
+        assert!(d.readbacks < h.readbacks, "{name}: {d:?} against {h:?}");
+        assert_eq!(d.cg_iterations_done, h.cg_iterations_done, "{name}");
+    }
+}
+
+/// One CG iteration per slot: every solve outruns its slots and the device goes
+/// on from where it stood in the next submission; nothing changes.
+#[test]
+fn solves_that_outrun_their_slots_go_on() {
+    let opts = GpuOptions {
+        cg_batch: Some(1),
+        ..Default::default()
+    };
+    let Some((device, _)) = both("square_drop", 12, opts) else {
+        return;
+    };
+    let c = &device.counters;
+    // two slots of one iteration per submission: about one read per two CG iterations
+    assert!(
+        c.readbacks * 2 >= c.cg_iterations_done,
+        "{c:?}: the continuation was not exercised"
+    );
+}
+
+/// A pair list that starts with room for one pair grows mid-solve, a host event
+/// between two submissions, and the solve goes on as the host's would.
+#[test]
+fn pair_lists_grow_mid_solve() {
+    let opts = GpuOptions {
+        pair_capacity: Some(1),
+        ..Default::default()
+    };
+    let Some((device, host)) = both("two_squares", 30, opts) else {
+        return;
+    };
+    assert!(device.growths > 0, "the list never grew while stepping");
+    assert_eq!(device.growths, host.growths);
+}
+
+/// A step of a scene without friction reads twice: once for its solve (every
+/// direction, trial and update recorded ahead) and once for the diagnostics; a
+/// solve that outran its slots adds one, which the slots planned from the last
+/// step make rare.
+#[test]
+fn a_step_reads_once_for_its_solve() {
+    let Some(mut sim) = open("square_drop", true, GpuOptions::default()) else {
+        return;
+    };
+    for _ in 0..5 {
+        sim.step().expect("a warm-up step");
+    }
+    let before = sim.backend().counters();
+    let mut directions = 0u64;
+    let steps = 40u64;
+    for _ in 0..steps {
+        let r = sim.step().expect("a step");
+        directions += r.newton_iterations as u64 + 1;
+    }
+    let c = sim.backend().counters().since(&before);
+    assert!(
+        c.readbacks >= 2 * steps && c.readbacks <= 2 * steps + steps / 4,
+        "{} reads in {steps} steps ({directions} directions): {c:?}",
+        c.readbacks
+    );
+    assert_eq!(c.submissions, c.readbacks, "{c:?}");
+    assert!(
+        directions > steps,
+        "the steps took more than one direction each"
+    );
+}
