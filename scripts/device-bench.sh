@@ -302,6 +302,12 @@ speed() {
     for s in square_drop lattice_drop cloth_drop tet_stack two_squares; do
         timeout 30 $bin run "$s" --backend gpu --steps 100 --precision f32 --quiet \
             --out "$res/run-$s" || echo "$s: status $?"
+        # the solve decided on the device (f64, block-Jacobi) against the host's
+        # decisions between reads: the same iterates, ms per step on this device
+        for newton in device host; do
+            SPRINGSIM_NEWTON=$newton timeout 30 $bin run "$s" --backend gpu --steps 100 \
+                --precision f64 --quiet --out "$res/run-$s-f64-$newton" || echo "$s $newton: status $?"
+        done
     done
     tar czf "$out/speed.tgz" -C /tmp speed
 }

@@ -27,7 +27,6 @@ const W_BAD_ENERGY: u32 = 52u;// a non-finite energy the solve met
 const W_BAD_KIND: u32 = 53u;  // 1: it was an inadmissible iterate (+∞)
 const W_DIRECTIONS: u32 = 54u;
 const W_LAST_DE: u32 = 55u;   // ΔE of the last trial
-const W_OPENED: u32 = 56u;    // gates opened, per gate (five)
 const W_HOST: u32 = 61u;      // the host must act before the solve goes on (HOST_*)
 const W_CHECKS: u32 = 62u;    // direction checks taken (broad phases over p)
 const W_CANDIDATES: u32 = 63u;// the pairs they found, summed
@@ -35,6 +34,7 @@ const W_PAIRS_FOUND: u32 = 64u;
 const W_TERMS_FOUND: u32 = 65u;
 const W_STARTED: u32 = 66u;   // 1: a direction solve started in this slot
 const W_ETA: u32 = 67u;       // the relative CG tolerance of the running solve
+const W_ENDED: u32 = 68u;     // 1: the step's end and diagnostics ran after the solve
 const HOST_NONE: u32 = 0u;
 const HOST_PAIRS: u32 = 1u;   // the pair list overflowed: grow it, check again
 const HOST_TERMS: u32 = 2u;   // the term slots overflowed: grow them, solve again
@@ -54,6 +54,7 @@ const GATE_CG: u32 = 1u;
 const GATE_CHECK: u32 = 2u;
 const GATE_TRIAL: u32 = 3u;
 const GATE_ADVANCE: u32 = 4u;
+const GATE_END: u32 = 5u;
 const GATE_STRIDE: u32 = 16u;
 const GATE_TABLE: u32 = 96u;
 const GATE_SPANS: u32 = 9u;
@@ -146,13 +147,12 @@ fn dn_store(s: NewtonState) {
     dn_set(b + 29u, s.fail);
 }
 
-// Gate g open or closed for every span; counts the openings.
+// Gate g open or closed for every span (closed while the host must act).
 fn dn_gate(g: u32, wanted: bool) {
     let open = wanted && dn_u(W_HOST) == HOST_NONE;
     for (var s = 0u; s < GATE_SPANS; s++) {
         gates[g * GATE_STRIDE + s] = select(vec4<u32>(0u, 1u, 1u, 0u), gates[GATE_TABLE + s], open);
     }
-    if (open) { dn_set(W_OPENED + g, dn_u(W_OPENED + g) + 1u); }
 }
 
 // Machine::energy with the log; `inadmissible`: the iterate is at or behind a
@@ -335,4 +335,15 @@ fn newton_gate_advance() {
     }
     dn_gate(GATE_ADVANCE, open);
     dn_finish(s);
+}
+
+// After the slots, where the solve is the step's last: opens the step's end and
+// its diagnostics once the solve has ended without failing.
+@compute @workgroup_size(1)
+fn newton_gate_end() {
+    let s = dn_load();
+    let open = s.ask == ASK_DONE && s.fail == FAIL_NONE && dn_u(W_ENDED) == 0u
+        && dn_u(W_HOST) == HOST_NONE;
+    if (open) { dn_set(W_ENDED, 1u); }
+    dn_gate(GATE_END, open);
 }

@@ -16,9 +16,10 @@
 //! submission and read).
 
 use super::engine::gated::{
-    GATE_ADVANCE, GATE_CG, GATE_CHECK, GATE_SOLVE, GATE_STRIDE, GATE_TABLE, GATE_TRIAL,
+    GATE_ADVANCE, GATE_CG, GATE_CHECK, GATE_END, GATE_SOLVE, GATE_STRIDE, GATE_TABLE, GATE_TRIAL,
 };
 use super::kernels::Kernel;
+use super::layout::Lanes;
 use super::GpuBackend;
 use crate::model::{Forcing, SolverParams};
 use crate::newton::{NewtonError, NewtonStats, Stall};
@@ -41,8 +42,13 @@ const W_TERMS_FOUND: usize = 65;
 /// `W_HOST`: the pair list or the term slots overflowed.
 const HOST_PAIRS: u32 = 1;
 const HOST_TERMS: u32 = 2;
+/// Where the step's diagnostics land (four result slots of `Lanes`, eight reals
+/// each in f64) where the solve also ran the step's end.
+const DIAG: usize = LOG + 2 * LOG_LEN;
 /// Reals of the `newton` buffer.
-const NEWTON_REALS: usize = LOG + 2 * LOG_LEN;
+const NEWTON_REALS: usize = DIAG + 32;
+/// `W_ENDED`: the step's end and diagnostics ran after the solve.
+const W_ENDED: usize = 68;
 /// Line-search trials recorded per slot past the speculative first one.
 const TRIALS_PER_SLOT: usize = 2;
 
@@ -228,6 +234,7 @@ impl GpuBackend {
         begin.push(Kernel::NewtonBegin);
         self.engine.record(&mut enc, &begin);
         let cap = params.cg_max_iterations;
+        let ends_step = self.ends_step_on_device();
         let report = loop {
             let batches = match self.batching.fixed_batch() {
                 Some(k) => vec![k.clamp(1, cap.max(1)); 2],
@@ -235,6 +242,9 @@ impl GpuBackend {
             };
             for &b in &batches {
                 self.record_slot(&mut enc, b);
+            }
+            if ends_step {
+                self.record_end(&mut enc);
             }
             let values = self.read_report(enc);
             let r = Report(&values);
@@ -286,12 +296,50 @@ impl GpuBackend {
             c.broad_phases += report.count(W_CHECKS) as u64;
             c.candidates += report.at(W_CANDIDATES) as u64;
         }
+        if ends_step && report.done() && report.flag(W_ENDED) {
+            let lanes: Vec<Lanes> = (0..self.diagnostic_lists().len())
+                .map(|k| {
+                    let at = |i: usize| report.at(DIAG + 8 * k + i);
+                    Lanes {
+                        sums: [at(0), at(1), at(2), at(3)],
+                        mixed: [at(4), at(5), at(6), at(7)],
+                    }
+                })
+                .collect();
+            self.ended = Some(self.diagnostics_of(&lanes));
+        }
         let outcome = report.outcome();
         if let Ok(stats) = &outcome {
             self.current_energy = stats.energies.last().copied().unwrap_or(f64::NAN);
         }
         self.pending_energy = None;
         outcome
+    }
+
+    /// Whether this solve is the step's last (no lagged friction to update after it):
+    /// then the submission that ends it also ends the step and reduces the step's
+    /// diagnostics, and [`crate::backend::Backend::diagnostics`] reads nothing more.
+    fn ends_step_on_device(&self) -> bool {
+        self.model.solver.friction_updates == 0
+            || !(self.has_friction() || self.has_pair_friction())
+    }
+
+    /// Records the step's end and its diagnostics behind the end gate, each
+    /// reduction copied into `newton` at [`DIAG`].
+    fn record_end(&mut self, enc: &mut wgpu::CommandEncoder) {
+        let gate_end = [
+            (Kernel::NewtonGateEnd, None),
+            (Kernel::StepEnd, Some(GATE_END)),
+        ];
+        self.engine.record_mixed(enc, &gate_end);
+        let width = self.engine.width(RealClass::State);
+        for (k, list) in self.diagnostic_lists().iter().enumerate() {
+            let gated: Vec<_> = list.iter().map(|&k| (k, Some(GATE_END))).collect();
+            self.engine.record_mixed(enc, &gated);
+            let at = (DIAG + 8 * k) as u64 * width;
+            let b = &self.engine.buffers;
+            enc.copy_buffer_to_buffer(&b.results, 0, &b.newton, at, 8 * width);
+        }
     }
 
     /// After the host grew the pair buffers: the new capacities, and the solve may
@@ -370,4 +418,4 @@ impl GpuBackend {
 }
 
 // Every gate's arguments lie before the open table.
-const _: () = assert!(GATE_STRIDE * (GATE_ADVANCE + 1) <= GATE_TABLE);
+const _: () = assert!(GATE_STRIDE * (GATE_END + 1) <= GATE_TABLE);

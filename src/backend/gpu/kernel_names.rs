@@ -84,6 +84,7 @@ impl Kernel {
             Kernel::NewtonGateCheck => "newton_gate_check",
             Kernel::NewtonGateTrial => "newton_gate_trial",
             Kernel::NewtonGateAdvance => "newton_gate_advance",
+            Kernel::NewtonGateEnd => "newton_gate_end",
         }
     }
 
@@ -159,7 +160,8 @@ impl Kernel {
             | Kernel::NewtonSetEta
             | Kernel::NewtonGateCheck
             | Kernel::NewtonGateTrial
-            | Kernel::NewtonGateAdvance => "kernels/device_newton.wgsl",
+            | Kernel::NewtonGateAdvance
+            | Kernel::NewtonGateEnd => "kernels/device_newton.wgsl",
         }
     }
 }

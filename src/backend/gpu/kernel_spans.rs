@@ -64,6 +64,7 @@ impl Kernel {
             | Kernel::NewtonGateCheck
             | Kernel::NewtonGateTrial
             | Kernel::NewtonGateAdvance
+            | Kernel::NewtonGateEnd
             | Kernel::MasLevelFirst
             | Kernel::MasLevelUp
             | Kernel::MasLevelDown

@@ -164,11 +164,13 @@ pub enum Kernel {
     NewtonGateTrial,
     /// Device Newton: a trial taken; the update's gate.
     NewtonGateAdvance,
+    /// Device Newton: the gate of the step's end after its last solve.
+    NewtonGateEnd,
 }
 
 impl Kernel {
     /// Every kernel, grouped by file.
-    pub const ALL: [Kernel; 78] = [
+    pub const ALL: [Kernel; 79] = [
         Kernel::StepBegin,
         Kernel::StepEnd,
         Kernel::Advance,
@@ -247,6 +249,7 @@ impl Kernel {
         Kernel::NewtonGateCheck,
         Kernel::NewtonGateTrial,
         Kernel::NewtonGateAdvance,
+        Kernel::NewtonGateEnd,
     ];
 
     /// Its position in [`Self::ALL`] (an index into per-kernel tables).

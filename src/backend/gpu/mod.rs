@@ -121,6 +121,9 @@ pub struct GpuBackend {
     device_newton: bool,
     /// What the device solves plan from earlier steps.
     device_plan: device_newton::DevicePlan,
+    /// The diagnostics where the step's last solve, decided on the device, also ran
+    /// the step's end and read them ([`device_newton`]).
+    ended: Option<crate::backend::Diagnostics>,
     /// Held while the backend lives (a batch's turn to run alone: [`Self::holding`]).
     lease: Option<Box<dyn Send>>,
 }
@@ -238,6 +241,7 @@ impl GpuBackend {
             batching: CgBatching::fixed(opts.cg_batch),
             device_newton: opts.device_newton,
             device_plan: Default::default(),
+            ended: None,
             lease: None,
         };
         gpu.rebuild_pairs();

@@ -3,6 +3,7 @@
 
 use super::kernel_lists::{FRICTION_LAG_UPDATE, FRICTION_STATS, PAIR_STATS};
 use super::kernels::Kernel;
+use super::layout::Lanes;
 use super::readback::{
     lag_change, DirectionSummary, EnergyChange, EnergyTotals, FrictionTotals, PairTotals,
 };
@@ -154,6 +155,44 @@ impl NewtonSystem for GpuBackend {
 }
 
 impl GpuBackend {
+    /// The reductions of a step's diagnostics, each into result slot 0: E, with
+    /// friction the friction statistics, with contact pairs theirs.
+    pub(super) fn diagnostic_lists(&self) -> Vec<Vec<Kernel>> {
+        let mut lists = vec![self.solve.energy_total.clone()];
+        if self.has_friction() {
+            lists.push(FRICTION_STATS.to_vec());
+        }
+        if self.engine.contact.is_some() {
+            lists.push(PAIR_STATS.to_vec());
+        }
+        lists
+    }
+
+    /// The diagnostics from the reductions of [`Self::diagnostic_lists`].
+    pub(super) fn diagnostics_of(&self, read: &[Lanes]) -> Diagnostics {
+        let totals = EnergyTotals::from(read[0]);
+        let friction = match self.has_friction() {
+            true => FrictionTotals::from(read[1]),
+            false => FrictionTotals::default(),
+        };
+        let pairs = match self.engine.contact {
+            Some(_) => PairTotals::from(read[read.len() - 1]),
+            None => PairTotals::default(),
+        };
+        Diagnostics {
+            sticking: friction.sticking + pairs.sticking,
+            sliding: friction.sliding + pairs.sliding,
+            dissipation: friction.dissipation + pairs.dissipation,
+            kinetic: totals.kinetic,
+            gravity: totals.gravity,
+            elastic: totals.elastic,
+            barrier: totals.barrier,
+            min_wall_distance: totals.min_wall_distance,
+            contact_pairs: pairs.active,
+            min_pair_distance: pairs.min_distance,
+        }
+    }
+
     /// [`Direction::error_bound`] (m) of a solve to `eta` that ended at `rr = ‖r‖²`;
     /// only computed for a solve looser than `solver.cg_tolerance` (the only one the
     /// driver asks about), widened by 1 % for the recurrence residual's rounding.
@@ -213,6 +252,7 @@ impl Backend for GpuBackend {
         self.mas_reuse.begin_step();
         self.trials.clear();
         self.pending_energy = None;
+        self.ended = None;
         self.engine.defer(&[Kernel::StepBegin]);
         if self.has_friction() {
             self.engine.defer(&[Kernel::FrictionLagStart]);
@@ -234,7 +274,10 @@ impl Backend for GpuBackend {
     }
 
     fn end_step(&mut self) {
-        self.engine.defer(&[Kernel::StepEnd]);
+        // the device solve ran the step's end already where it was the last solve
+        if self.ended.is_none() {
+            self.engine.defer(&[Kernel::StepEnd]);
+        }
     }
 
     fn preconditioner_stats(&self) -> crate::backend::PreconditionerStats {
@@ -305,36 +348,14 @@ impl Backend for GpuBackend {
     }
 
     fn diagnostics(&mut self) -> Diagnostics {
+        if let Some(d) = self.ended.take() {
+            return d;
+        }
         // E and, with friction, the friction statistics, and with contact pairs
         // theirs, in one submission and one read.
-        let mut lists: Vec<&[Kernel]> = vec![&self.solve.energy_total];
-        if self.has_friction() {
-            lists.push(&FRICTION_STATS);
-        }
-        if self.engine.contact.is_some() {
-            lists.push(&PAIR_STATS);
-        }
+        let lists = self.diagnostic_lists();
+        let lists: Vec<&[Kernel]> = lists.iter().map(|l| &l[..]).collect();
         let read = self.engine.reduce_all(&lists);
-        let totals = EnergyTotals::from(read[0]);
-        let friction = match self.has_friction() {
-            true => FrictionTotals::from(read[1]),
-            false => FrictionTotals::default(),
-        };
-        let pairs = match self.engine.contact {
-            Some(_) => PairTotals::from(read[read.len() - 1]),
-            None => PairTotals::default(),
-        };
-        Diagnostics {
-            sticking: friction.sticking + pairs.sticking,
-            sliding: friction.sliding + pairs.sliding,
-            dissipation: friction.dissipation + pairs.dissipation,
-            kinetic: totals.kinetic,
-            gravity: totals.gravity,
-            elastic: totals.elastic,
-            barrier: totals.barrier,
-            min_wall_distance: totals.min_wall_distance,
-            contact_pairs: pairs.active,
-            min_pair_distance: pairs.min_distance,
-        }
+        self.diagnostics_of(&read)
     }
 }

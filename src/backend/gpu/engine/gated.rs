@@ -25,13 +25,16 @@ pub const GATE_SPAN_ORDER: [Span; 9] = [
 pub const GATE_STRIDE: u64 = 16;
 /// The entry of the open arguments of the first span (`GATE_TABLE`).
 pub const GATE_TABLE: u64 = 96;
-/// The gates (`GATE_SOLVE` … `GATE_ADVANCE`): the direction solve's assembly and
-/// CG start, its CG iterations, its check, a line-search trial, the update.
+/// The gates (`GATE_SOLVE` … `GATE_END`): the direction solve's assembly and
+/// CG start, its CG iterations, its check, a line-search trial, the update, and
+/// the step's end.
 pub const GATE_SOLVE: u64 = 0;
 pub const GATE_CG: u64 = 1;
 pub const GATE_CHECK: u64 = 2;
 pub const GATE_TRIAL: u64 = 3;
 pub const GATE_ADVANCE: u64 = 4;
+/// The step's end and its diagnostics after the step's last solve.
+pub const GATE_END: u64 = 5;
 
 impl Engine {
     /// Workgroups (x, y) of a dispatch over `span`.
