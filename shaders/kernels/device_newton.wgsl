@@ -306,35 +306,32 @@ fn newton_gate_check() {
     dn_gate(GATE_CHECK, open);
 }
 
-// Takes a checked direction or a trial, then opens a line-search trial where one
-// is asked (its α into cg.ls_alpha).
-@compute @workgroup_size(1)
-fn newton_gate_trial() {
+// Takes what is pending, then opens `gate` where the machine asks `ask` (a trial
+// or the update), with the α it asks for in cg.ls_alpha, and marks `pending` the
+// answer the next gate kernel takes.
+fn dn_gate_alpha(ask: u32, pending: u32, gate: u32) {
     let r = dn_rules();
     var s = dn_load();
     dn_take_pending(&s, r);
-    let open = s.ask == ASK_ENERGY_CHANGE && dn_u(W_HOST) == HOST_NONE;
+    let open = s.ask == ask && dn_u(W_HOST) == HOST_NONE;
     if (open) {
         cg.ls_alpha = s.ask_value;
-        dn_set(W_PENDING, PENDING_TRIAL);
+        dn_set(W_PENDING, pending);
     }
-    dn_gate(GATE_TRIAL, open);
+    dn_gate(gate, open);
     dn_finish(s);
 }
 
-// Takes a trial, then opens the update where one is asked (its α into cg.ls_alpha).
+// Takes a checked direction or a trial, then opens a line-search trial.
+@compute @workgroup_size(1)
+fn newton_gate_trial() {
+    dn_gate_alpha(ASK_ENERGY_CHANGE, PENDING_TRIAL, GATE_TRIAL);
+}
+
+// Takes a trial, then opens the update.
 @compute @workgroup_size(1)
 fn newton_gate_advance() {
-    let r = dn_rules();
-    var s = dn_load();
-    dn_take_pending(&s, r);
-    let open = s.ask == ASK_ADVANCE && dn_u(W_HOST) == HOST_NONE;
-    if (open) {
-        cg.ls_alpha = s.ask_value;
-        dn_set(W_PENDING, PENDING_ADVANCE);
-    }
-    dn_gate(GATE_ADVANCE, open);
-    dn_finish(s);
+    dn_gate_alpha(ASK_ADVANCE, PENDING_ADVANCE, GATE_ADVANCE);
 }
 
 // After the slots, where the solve is the step's last: opens the step's end and

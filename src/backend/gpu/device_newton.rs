@@ -249,32 +249,20 @@ impl GpuBackend {
             let values = self.read_report(enc);
             let r = Report(&values);
             match r.count(W_HOST) {
-                HOST_PAIRS => {
-                    // the broad phase over p found more pairs than the list holds:
-                    // grow it, then check the direction again (its CG state is final)
-                    let found = r.count(W_PAIRS_FOUND);
-                    if !self.engine.grow_pairs(found) {
-                        let why = self.engine.failure.take();
-                        return Err(NewtonError(why.unwrap_or_else(|| {
-                            format!("no room on the device for {found} contact pairs")
-                        })));
-                    }
-                    self.device_host_event()?;
+                host @ (HOST_PAIRS | HOST_TERMS) => {
+                    // pairs: the broad phase over p found more than the list holds;
+                    // grow it, then check the direction again (its CG state is
+                    // final). Terms: more active pairs than term slots; grow them,
+                    // and the device solves the direction again.
+                    let grown = match host {
+                        HOST_PAIRS => self.engine.grow_pairs(r.count(W_PAIRS_FOUND)),
+                        _ => self.engine.grow_term_slots(r.count(W_TERMS_FOUND)),
+                    };
+                    self.device_host_event(grown)?;
                     enc = self.engine.encoder();
-                    self.engine.record(&mut enc, &self.solve.direction_check);
-                }
-                HOST_TERMS => {
-                    // more active pairs than term slots: the direction is solved
-                    // again with room (the device restarts it)
-                    let found = r.count(W_TERMS_FOUND);
-                    if !self.engine.grow_term_slots(found) {
-                        let why = self.engine.failure.take();
-                        return Err(NewtonError(why.unwrap_or_else(|| {
-                            format!("no room on the device for the terms of {found} pairs")
-                        })));
+                    if host == HOST_PAIRS {
+                        self.engine.record(&mut enc, &self.solve.direction_check);
                     }
-                    self.device_host_event()?;
-                    enc = self.engine.encoder();
                 }
                 _ if r.done() => break values,
                 _ => enc = self.engine.encoder(),
@@ -342,9 +330,16 @@ impl GpuBackend {
         }
     }
 
-    /// After the host grew the pair buffers: the new capacities, and the solve may
-    /// go on (`W_HOST` cleared).
-    fn device_host_event(&mut self) -> Result<(), NewtonError> {
+    /// After the host grew the pair buffers (`grown`; where the device had no room,
+    /// the solve ends with the engine's failure): the new capacities, and the solve
+    /// goes on (`W_HOST` cleared).
+    fn device_host_event(&mut self, grown: bool) -> Result<(), NewtonError> {
+        if !grown {
+            let why = self.engine.failure.take();
+            return Err(NewtonError(why.unwrap_or_else(|| {
+                "no room on the device for the contact pairs".to_string()
+            })));
+        }
         let c = self.engine.contact.as_ref().expect("grown");
         let rules = [c.capacity as f64, c.term_slots as f64];
         self.write_newton(8, &rules);
