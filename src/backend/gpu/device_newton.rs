@@ -22,33 +22,13 @@ use super::kernels::Kernel;
 use super::layout::Lanes;
 use super::GpuBackend;
 use crate::model::{Forcing, SolverParams};
-use crate::newton::{NewtonError, NewtonStats, Stall};
+use crate::newton::{NewtonError, NewtonStats};
 use crate::precision::RealClass;
 
-/// Entries of each log, energies and CG iterations per direction (`DN_LOG_LEN`).
-pub const LOG_LEN: usize = 512;
-/// Where the machine's state starts in `newton` (reals; `DN_STATE`).
-const STATE: usize = 16;
-/// Where the wrapper's figures start (`DN_WRAP`).
-const WRAP: usize = 48;
-/// Where the logs start (`DN_LOG`).
-const LOG: usize = 80;
-/// The wrapper's figures the host reads (`W_*` in the kernel file).
-const W_HOST: usize = 61;
-const W_CHECKS: usize = 62;
-const W_CANDIDATES: usize = 63;
-const W_PAIRS_FOUND: usize = 64;
-const W_TERMS_FOUND: usize = 65;
-/// `W_HOST`: the pair list or the term slots overflowed.
-const HOST_PAIRS: u32 = 1;
-const HOST_TERMS: u32 = 2;
-/// Where the step's diagnostics land (four result slots of `Lanes`, eight reals
-/// each in f64) where the solve also ran the step's end.
-const DIAG: usize = LOG + 2 * LOG_LEN;
-/// Reals of the `newton` buffer.
-const NEWTON_REALS: usize = DIAG + 32;
-/// `W_ENDED`: the step's end and diagnostics ran after the solve.
-const W_ENDED: usize = 68;
+mod report;
+pub use report::LOG_LEN;
+use report::*;
+
 /// Line-search trials recorded per slot past the speculative first one.
 const TRIALS_PER_SLOT: usize = 2;
 
@@ -115,82 +95,6 @@ impl DevicePlan {
         }
         self.history[self.solve_index] = directions;
         self.solve_index += 1;
-    }
-}
-
-/// The outcome of a device solve as read back (`newton` from [`STATE`]).
-struct Report<'a>(&'a [f64]);
-
-impl Report<'_> {
-    fn at(&self, i: usize) -> f64 {
-        self.0[i - STATE]
-    }
-    fn count(&self, i: usize) -> u32 {
-        self.at(i) as u32
-    }
-    fn flag(&self, i: usize) -> bool {
-        self.at(i) != 0.0
-    }
-    fn done(&self) -> bool {
-        self.count(STATE) == 5
-    }
-    fn log(&self, from: usize, len: u32) -> Vec<f64> {
-        let len = (len as usize).min(LOG_LEN);
-        (from..from + len).map(|i| self.at(i)).collect()
-    }
-
-    /// The statistics and outcome [`crate::newton::solve`] would return.
-    fn outcome(&self) -> Result<NewtonStats, NewtonError> {
-        let s = STATE;
-        let energies = self.log(LOG, self.count(s + 15));
-        let stall = match self.count(s + 28) {
-            1 => Some(Stall::CcdZero),
-            2 => Some(Stall::LineSearch),
-            3 => Some(Stall::NonFiniteDirection),
-            4 => Some(Stall::NoDecrease),
-            _ => None,
-        };
-        let bad = match self.flag(WRAP + 5) {
-            true => f64::INFINITY,
-            false => self.at(WRAP + 4),
-        };
-        let alpha = self.at(s + 5);
-        match self.count(s + 29) {
-            0 => {}
-            1 => {
-                return Err(NewtonError(format!(
-                    "incremental potential is not finite ({bad}) at the start of the step"
-                )))
-            }
-            2 => {
-                return Err(NewtonError(format!(
-                    "incremental potential is not finite ({bad}) after a step of alpha = {alpha}"
-                )))
-            }
-            3 => {
-                return Err(NewtonError(format!(
-                    "energy change is NaN at alpha = {alpha}"
-                )))
-            }
-            code => return Err(NewtonError(format!("the device solve failed ({code})"))),
-        }
-        Ok(NewtonStats {
-            iterations: self.count(s + 16),
-            cg_iterations: self.count(s + 20) as u64,
-            halvings: self.count(s + 17),
-            alpha_min: self.at(s + 7),
-            ccd_alpha_min: self.at(s + 8),
-            residual: self.at(s + 6),
-            converged: self.flag(s + 24),
-            line_search_failed: self.flag(s + 25),
-            resolution_limited: self.flag(s + 26),
-            recomputed_directions: self.count(s + 18),
-            cg_unconverged: self.count(s + 19),
-            capped: self.flag(s + 27),
-            stall,
-            energies,
-            solve_starts: vec![0],
-        })
     }
 }
 
