@@ -4,7 +4,9 @@
 //! contact between bodies and with the multilevel preconditioners, and the device
 //! counts what it recorded.
 
-use springsim::backend::gpu::{GpuBackend, GpuOptions};
+mod common;
+
+use springsim::backend::gpu::GpuOptions;
 use springsim::backend::DeviceCounters;
 use springsim::linear_solver::PreconditionerKind;
 use springsim::sim::Simulation;
@@ -30,14 +32,7 @@ fn open(
         device_newton: false,
         ..Default::default()
     };
-    match GpuBackend::with_options(model.clone(), opts) {
-        Ok(g) => Some(Simulation::new(Box::new(g), &model)),
-        Err(e) if std::env::var_os("CI").is_none() => {
-            eprintln!("skipping GPU test (no adapter): {e}");
-            None
-        }
-        Err(e) => panic!("CI is set but the GPU backend cannot start: {e}"),
-    }
+    common::gpu_simulation(&model, opts)
 }
 
 /// What `steps` steps leave: the positions' bits, each step's Newton and CG counts,
@@ -155,12 +150,9 @@ fn a_step_reads_once_per_direction_trial_and_diagnostics() {
             device_newton: false,
             ..Default::default()
         };
-        let gpu = match GpuBackend::with_options(model.clone(), opts) {
-            Ok(g) => g,
-            Err(e) if std::env::var_os("CI").is_none() => return eprintln!("skipping: {e}"),
-            Err(e) => panic!("CI is set but the GPU backend cannot start: {e}"),
+        let Some(mut sim) = common::gpu_simulation(&model, opts) else {
+            return;
         };
-        let mut sim = Simulation::new(Box::new(gpu), &model);
         let before = sim.backend().counters();
         let mut expected = 0u64;
         for _ in 0..30 {

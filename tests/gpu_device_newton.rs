@@ -6,26 +6,21 @@
 //! mid-solve; and one read per solve where the host's driver reads once per
 //! direction and trial.
 
-use springsim::backend::gpu::{GpuBackend, GpuOptions};
+mod common;
+
+use springsim::backend::gpu::GpuOptions;
 use springsim::backend::DeviceCounters;
 use springsim::sim::Simulation;
 
 /// Bundled scene `name` on the GPU, decided on the device or the host; `None`
 /// without an adapter outside CI.
 fn open(name: &str, device: bool, opts: GpuOptions) -> Option<Simulation> {
-    let model = springsim::scene::load(name).expect("bundled scene").model;
     let opts = GpuOptions {
         device_newton: device,
         ..opts
     };
-    match GpuBackend::with_options(model.clone(), opts) {
-        Ok(g) => Some(Simulation::new(Box::new(g), &model)),
-        Err(e) if std::env::var_os("CI").is_none() => {
-            eprintln!("skipping GPU test (no adapter): {e}");
-            None
-        }
-        Err(e) => panic!("CI is set but the GPU backend cannot start: {e}"),
-    }
+    let model = springsim::scene::load(name).expect("bundled scene").model;
+    common::gpu_simulation(&model, opts)
 }
 
 /// What `steps` steps leave: every step's figures (bits of the reals), the final
@@ -164,4 +159,41 @@ fn a_step_reads_once_for_its_solve() {
     assert_eq!(r.kinetic.to_bits(), again.kinetic.to_bits());
     assert_eq!(r.elastic.to_bits(), again.elastic.to_bits());
     assert_eq!(r.min_wall_distance, again.min_wall_distance);
+}
+
+/// A caller that reads the positions after every step (the run loop's intersection
+/// checker) gets them with the solve's own read: a step still reads about once, and
+/// the positions are those the host's driver reads on its own, to the bit.
+#[test]
+fn positions_come_with_the_solve() {
+    let (Some(mut device), Some(mut host)) = (
+        open("square_drop", true, GpuOptions::default()),
+        open("square_drop", false, GpuOptions::default()),
+    ) else {
+        return;
+    };
+    device.backend().keep_end_positions(true);
+    let before = device.backend().counters();
+    let steps = 30u64;
+    for k in 0..steps {
+        device.step().expect("a step");
+        host.step().expect("a step");
+        let (d, h) = (device.positions(), host.positions());
+        let bits = |x: &[f64]| x.iter().map(|c| c.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&d), bits(&h), "step {}: positions differ", k + 1);
+    }
+    let c = device.backend().counters().since(&before);
+    assert!(
+        c.readbacks >= steps && c.readbacks <= steps + steps / 4,
+        "{} reads in {steps} steps with the positions read after each: {c:?}",
+        c.readbacks
+    );
+    // positions written from the host are read from the device again
+    let x = device.backend().positions();
+    let moved: Vec<f64> = x.iter().map(|c| c + 1e-3).collect();
+    device
+        .backend()
+        .set_iterate(&x, &moved)
+        .expect("the GPU moves x");
+    assert_eq!(device.backend().positions(), moved);
 }

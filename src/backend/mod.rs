@@ -176,6 +176,12 @@ pub trait Backend: NewtonSystem + Send {
     fn end_step(&mut self);
     /// Node positions (m), `nodes × dim`.
     fn positions(&mut self) -> Vec<f64>;
+    /// Tells the backend that its caller reads [`Self::positions`] after every step
+    /// (the intersection checker): one that can brings them with the step's own
+    /// read (the GPU's device solve), instead of a read of their own.
+    fn keep_end_positions(&mut self, keep: bool) {
+        let _ = keep;
+    }
     /// Node velocities (m/s), `nodes × dim`.
     fn velocities(&mut self) -> Vec<f64>;
     /// Energies and wall distance of the current state.

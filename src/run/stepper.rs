@@ -42,6 +42,8 @@ impl<S: Deref<Target = Scene> + Clone> Stepper<S> {
             diag0.min_wall_distance,
         );
         summary.record_pairs(0, diag0.contact_pairs, diag0.min_pair_distance);
+        // the intersection checker reads the positions after every step
+        sim.backend().keep_end_positions(summary.self_contact);
         // A GPU run would pay a readback per step for it; the law reads them anyway.
         let cheap = sim.backend().name() == "cpu" || scene.model.restitution.is_some();
         let rebound = cheap
@@ -63,7 +65,7 @@ impl<S: Deref<Target = Scene> + Clone> Stepper<S> {
     /// after it, or [`MAX_CONSECUTIVE_STALLS`] stalled steps in a row.
     pub fn step(&mut self, summary: &mut Summary) -> Result<(StepRecord, Option<String>), String> {
         let t0 = Instant::now();
-        let rec = step_or_hand_over(&mut self.sim, &mut summary.device)?;
+        let rec = step_or_hand_over(&mut self.sim, &mut summary.device, summary.self_contact)?;
         self.stepping += t0.elapsed().as_secs_f64();
         accumulate(summary, &rec, self.scene.model.barrier.dhat);
         summary.drives = self.sim.drive_summaries();
@@ -172,7 +174,11 @@ fn accumulate(s: &mut Summary, r: &StepRecord, dhat: f64) {
 /// Steps `sim`. Where the step fails on a backend that hands over
 /// ([`Backend::handover`]), the step is taken again on the backend it hands over to,
 /// from the step's start, and `device` says so.
-fn step_or_hand_over(sim: &mut Simulation, device: &mut String) -> Result<StepRecord, String> {
+fn step_or_hand_over(
+    sim: &mut Simulation,
+    device: &mut String,
+    keep_positions: bool,
+) -> Result<StepRecord, String> {
     let err = match sim.step() {
         Ok(r) => return Ok(r),
         Err(e) => e,
@@ -183,6 +189,7 @@ fn step_or_hand_over(sim: &mut Simulation, device: &mut String) -> Result<StepRe
         Some(Err(why)) => Err(format!("step {k}: {err}; it cannot go on alone: {why}")),
         Some(Ok((next, why))) => {
             sim.replace_backend(next);
+            sim.backend().keep_end_positions(keep_positions);
             *device = format!(
                 "{device}{}{k} ({why}): {}",
                 super::HANDED_OVER,

@@ -58,16 +58,21 @@ pub struct DevicePlan {
     history: Vec<Vec<u32>>,
     /// The solve's index within the current step.
     solve_index: usize,
-    /// Slots recorded past the first submission so far (solves that outran their
-    /// slots), for tests and notes.
-    pub extra_submissions: u64,
     staging: Option<wgpu::Buffer>,
+    /// Whether the caller reads the positions after every step
+    /// ([`crate::backend::Backend::keep_end_positions`]): a solve that ends the step
+    /// brings them with its own read.
+    pub keep_positions: bool,
+    /// The positions (m) at the step's end that its last solve read; `None` once
+    /// the state may have changed.
+    pub end_positions: Option<Vec<f64>>,
 }
 
 impl DevicePlan {
     /// A new step: solves are counted from 0 again.
     pub fn begin_step(&mut self) {
         self.solve_index = 0;
+        self.end_positions = None;
     }
 
     /// The CG batch of each slot of this solve: one slot per direction of the same
@@ -139,6 +144,8 @@ impl GpuBackend {
         self.engine.record(&mut enc, &begin);
         let cap = params.cg_max_iterations;
         let ends_step = self.ends_step_on_device();
+        let with_x = ends_step && self.device_plan.keep_positions;
+        let mut x;
         let report = loop {
             let batches = match self.batching.fixed_batch() {
                 Some(k) => vec![k.clamp(1, cap.max(1)); 2],
@@ -150,7 +157,8 @@ impl GpuBackend {
             if ends_step {
                 self.record_end(&mut enc);
             }
-            let values = self.read_report(enc);
+            let values;
+            (values, x) = self.read_report(enc, with_x);
             let r = Report(&values);
             match r.count(W_HOST) {
                 host @ (HOST_PAIRS | HOST_TERMS) => {
@@ -171,7 +179,6 @@ impl GpuBackend {
                 _ if r.done() => break values,
                 _ => enc = self.engine.encoder(),
             }
-            self.device_plan.extra_submissions += 1;
         };
         let report = Report(&report);
         let directions = report.count(WRAP + 6);
@@ -199,6 +206,7 @@ impl GpuBackend {
                 })
                 .collect();
             self.ended = Some(self.diagnostics_of(&lanes));
+            self.device_plan.end_positions = x;
         }
         let outcome = report.outcome();
         if let Ok(stats) = &outcome {
@@ -294,8 +302,12 @@ impl GpuBackend {
     }
 
     /// Submits `enc` with a copy of the solve's state and logs, and reads them (reals
-    /// from [`STATE`]).
-    fn read_report(&mut self, mut enc: wgpu::CommandEncoder) -> Vec<f64> {
+    /// from [`STATE`]); with `x`, the positions too (m), in the same read.
+    fn read_report(
+        &mut self,
+        mut enc: wgpu::CommandEncoder,
+        x: bool,
+    ) -> (Vec<f64>, Option<Vec<f64>>) {
         let width = self.engine.width(RealClass::State);
         let bytes = (NEWTON_REALS - STATE) as u64 * width;
         let dev = &self.engine.ctx.device;
@@ -309,10 +321,8 @@ impl GpuBackend {
         });
         let from = STATE as u64 * width;
         enc.copy_buffer_to_buffer(&self.engine.buffers.newton, from, staging, 0, bytes);
-        self.engine.submit(enc);
-        let raw = super::readback::map_and_read(&self.engine.ctx.device, staging, bytes);
-        self.engine.traffic.readbacks += 1;
-        super::readback::decode_reals(&raw, width)
+        let (raw, x) = self.engine.submit_and_read(enc, staging, bytes, x);
+        (super::readback::decode_reals(&raw, width), x)
     }
 }
 

@@ -30,6 +30,7 @@ impl GpuBackend {
         };
         let (x, xp, xn) = (round(x), round(xp), round(xn));
         let minus = |a: &[f64]| a.iter().zip(&xn).map(|(p, q)| p - q).collect::<Vec<f64>>();
+        self.device_plan.end_positions = None;
         self.engine.write_vector(|b| &b.x, RealClass::State, 0, &x);
         self.engine
             .write_vector(|b| &b.anchors, RealClass::State, 0, &xn);

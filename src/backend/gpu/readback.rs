@@ -196,19 +196,32 @@ pub fn decode_reals(bytes: &[u8], width: u64) -> Vec<f64> {
 
 /// Maps the staging buffer `buf`, waits for the device, copies `len` bytes out, unmaps.
 pub fn map_and_read(device: &wgpu::Device, buf: &wgpu::Buffer, len: u64) -> Vec<u8> {
-    let slice = buf.slice(0..len);
-    slice.map_async(wgpu::MapMode::Read, |r| {
-        r.expect("mapping a staging buffer failed")
-    });
+    map_and_read_all(device, &[(buf, len)]).remove(0)
+}
+
+/// Maps every staging buffer of `reads` (each with its length in bytes), waits for
+/// the device once, copies each out and unmaps it: one blocking readback.
+pub fn map_and_read_all(device: &wgpu::Device, reads: &[(&wgpu::Buffer, u64)]) -> Vec<Vec<u8>> {
+    for (buf, len) in reads {
+        buf.slice(0..*len).map_async(wgpu::MapMode::Read, |r| {
+            r.expect("mapping a staging buffer failed")
+        });
+    }
     device
         .poll(wgpu::PollType::wait_indefinitely())
         .expect("waiting for the GPU failed");
-    let out = slice
-        .get_mapped_range()
-        .expect("reading a mapped staging buffer failed")
-        .to_vec();
-    buf.unmap();
-    out
+    reads
+        .iter()
+        .map(|(buf, len)| {
+            let out = buf
+                .slice(0..*len)
+                .get_mapped_range()
+                .expect("reading a mapped staging buffer failed")
+                .to_vec();
+            buf.unmap();
+            out
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -325,7 +325,14 @@ impl Backend for GpuBackend {
     }
 
     fn positions(&mut self) -> Vec<f64> {
-        self.engine.read_vector(|b| &b.x, RealClass::State, 0)
+        match &self.device_plan.end_positions {
+            Some(x) => x.clone(),
+            None => self.engine.read_vector(|b| &b.x, RealClass::State, 0),
+        }
+    }
+
+    fn keep_end_positions(&mut self, keep: bool) {
+        self.device_plan.keep_positions = keep;
     }
 
     fn velocities(&mut self) -> Vec<f64> {

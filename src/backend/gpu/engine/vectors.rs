@@ -3,7 +3,7 @@
 
 use super::{Engine, Staging};
 use crate::backend::gpu::buffers::BufferSet;
-use crate::backend::gpu::readback::{decode_reals, map_and_read};
+use crate::backend::gpu::readback::{decode_reals, map_and_read, map_and_read_all};
 use crate::precision::RealClass;
 
 impl Engine {
@@ -25,6 +25,32 @@ impl Engine {
         self.submit(enc);
         let bytes = self.read_staging(Staging::Vector, len);
         decode_reals(&bytes, width)
+    }
+
+    /// Submits `enc`, which ends in a copy of `len` bytes into the staging buffer
+    /// `stage`, and reads them; with `x`, also node vector 0 of `buffers.x` as it
+    /// stands after `enc` (m, the state's reals). One blocking readback for both.
+    pub fn submit_and_read(
+        &mut self,
+        mut enc: wgpu::CommandEncoder,
+        stage: &wgpu::Buffer,
+        len: u64,
+        x: bool,
+    ) -> (Vec<u8>, Option<Vec<f64>>) {
+        let width = self.width(RealClass::State);
+        let x_len = if x { self.vector_reals * width } else { 0 };
+        if x_len > 0 {
+            enc.copy_buffer_to_buffer(&self.buffers.x, 0, &self.vec_staging, 0, x_len);
+        }
+        self.submit(enc);
+        let mut reads = vec![(stage, len)];
+        if x_len > 0 {
+            reads.push((&self.vec_staging, x_len));
+        }
+        let mut out = map_and_read_all(&self.ctx.device, &reads);
+        self.traffic.readbacks += 1;
+        let positions = x.then(|| out.get(1).map_or(vec![], |b| decode_reals(b, width)));
+        (out.swap_remove(0), positions)
     }
 
     /// Writes the node vector `data` (rounded to the width of `class`) into `buffer`,
