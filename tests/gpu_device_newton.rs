@@ -31,6 +31,8 @@ struct Ran {
     counters: DeviceCounters,
     /// Growths of the pair list while stepping (not at the start).
     growths: u64,
+    /// The contact statistics at the end.
+    contact: springsim::backend::ContactStats,
 }
 
 fn run(mut sim: Simulation, steps: u64) -> Ran {
@@ -60,6 +62,7 @@ fn run(mut sim: Simulation, steps: u64) -> Ran {
         bits: b.positions().iter().map(|x| x.to_bits()).collect(),
         counters: b.counters(),
         growths: b.contact_stats().list_growths - growths_at_start,
+        contact: b.contact_stats(),
     }
 }
 
@@ -196,4 +199,61 @@ fn positions_come_with_the_solve() {
         .set_iterate(&x, &moved)
         .expect("the GPU moves x");
     assert_eq!(device.backend().positions(), moved);
+}
+
+/// The step start's friction lag of contacts between bodies rides in the solve's
+/// submission, its pair list checked by the device; where anything reads before the
+/// solve, the host checks it first. Both ways the steps are the host driver's, to
+/// the bit, and the broad phases and their candidates are counted alike.
+#[test]
+fn the_start_lag_rides_with_the_solve() {
+    let steps = 25;
+    let Some(host) = open("two_squares", false, GpuOptions::default()) else {
+        return;
+    };
+    let host = run(host, steps);
+    let mut sim = open("two_squares", true, GpuOptions::default()).expect("an adapter");
+    let model = springsim::scene::load("two_squares").unwrap().model;
+    let b = sim.backend();
+    let before = b.counters();
+    let mut rows = Vec::new();
+    for k in 0..steps {
+        b.begin_step();
+        if k % 2 == 1 {
+            // a read between the step's start and its solve takes the lag first
+            b.velocities();
+        }
+        let stats = b.solve(&model.solver).expect("a solve");
+        b.end_step();
+        b.diagnostics();
+        rows.push((stats.iterations, stats.cg_iterations, stats.halvings));
+    }
+    let c = b.counters().since(&before);
+    let bits: Vec<u64> = b.positions().iter().map(|x| x.to_bits()).collect();
+    assert!(
+        bits == host.bits,
+        "positions differ from the host's decisions"
+    );
+    let host_rows: Vec<_> = host
+        .steps
+        .iter()
+        .map(|r| r.split(" halvings").next().unwrap().to_string())
+        .collect();
+    for (k, (row, h)) in rows.iter().zip(&host_rows).enumerate() {
+        let mine = format!("step {}: newton {} cg {}", k + 1, row.0, row.1);
+        assert_eq!(&mine, h, "step {}", k + 1);
+    }
+    let (d, h) = (b.contact_stats(), host.contact);
+    assert_eq!(
+        (d.broad_phases, d.candidate_pairs),
+        (h.broad_phases, h.candidate_pairs)
+    );
+    // reads: one per solve, two more per step that read its velocities (theirs and
+    // the lag's check), and the solves that outran their slots (two_squares' vary)
+    let reads = steps + steps / 2 * 2;
+    assert!(
+        c.readbacks >= reads && c.readbacks <= reads + steps / 2,
+        "{} reads in {steps} steps: {c:?}",
+        c.readbacks
+    );
 }

@@ -27,6 +27,8 @@ const W_BAD_ENERGY: u32 = 52u;// a non-finite energy the solve met
 const W_BAD_KIND: u32 = 53u;  // 1: it was an inadmissible iterate (+∞)
 const W_DIRECTIONS: u32 = 54u;
 const W_LAST_DE: u32 = 55u;   // ΔE of the last trial
+const W_LAG_BEFORE: u32 = 56u;// pairs the deferred lag's broad phases found,
+const W_LAG_AFTER: u32 = 57u; // before and after it
 const W_HOST: u32 = 61u;      // the host must act before the solve goes on (HOST_*)
 const W_CHECKS: u32 = 62u;    // direction checks taken (broad phases over p)
 const W_CANDIDATES: u32 = 63u;// the pairs they found, summed
@@ -38,11 +40,18 @@ const W_ENDED: u32 = 68u;     // 1: the step's end and diagnostics ran after the
 const HOST_NONE: u32 = 0u;
 const HOST_PAIRS: u32 = 1u;   // the pair list overflowed: grow it, check again
 const HOST_TERMS: u32 = 2u;   // the term slots overflowed: grow them, solve again
+const HOST_START: u32 = 3u;   // the step start's deferred lag overflowed the list
 // Rules past the machine's: the pair list's capacity and the term slots.
 const R_PAIR_CAPACITY: u32 = 8u;
 const R_TERM_SLOTS: u32 = 9u;
 // The error bound per residual (m/N, Model::error_per_residual).
 const R_ERROR_PER_RESIDUAL: u32 = 10u;
+// 1 where the step start's friction lag was deferred into this solve's submission
+// (src/backend/gpu/engine/start_lag.rs): newton_begin checks its pair list.
+const R_START_LAG: u32 = 11u;
+// `gates` entry where the deferred lag's broad phases left their counts (x before
+// the lag, y after it; start_lag.rs: LAG_FOUND).
+const LAG_FOUND: u32 = 111u;
 const PENDING_NONE: u32 = 0u;
 const PENDING_CHECK: u32 = 1u;
 const PENDING_TRIAL: u32 = 2u;
@@ -258,6 +267,15 @@ fn dn_take_pending(s: ptr<function, NewtonState>, r: NewtonRules) {
 fn newton_begin() {
     let r = dn_rules();
     for (var i = DN_WRAP; i < DN_LOG; i++) { newton[i] = 0.0; }
+    if (newton[R_START_LAG] > 0.0) {
+        let found = gates[LAG_FOUND].xy;
+        dn_set(W_CHECKS, 2u);
+        newton[W_CANDIDATES] = real(found.x) + real(found.y);
+        dn_set(W_PAIRS_FOUND, found.y);
+        dn_set(W_LAG_BEFORE, found.x);
+        dn_set(W_LAG_AFTER, found.y);
+        if (real(max(found.x, found.y)) > newton[R_PAIR_CAPACITY]) { dn_set(W_HOST, HOST_START); }
+    }
     var s = newton_start(r);
     let t = results[0];
     dn_energy(&s, r, t.sums.x, t.mixed.w > 0.0);

@@ -301,13 +301,7 @@ impl super::GpuBackend {
     /// buffers until it fits; one readback per pass. Needed at setup and after the
     /// host writes positions; the direction checks keep the list current otherwise.
     pub(super) fn rebuild_pairs(&mut self) {
-        if self.engine.contact.is_none() {
-            return;
-        }
-        self.engine.run(&super::kernel_lists::broad_phase_static());
-        if self.list_grew() {
-            self.rebuild_pairs();
-        }
+        self.engine.rebuild_static();
     }
 
     /// Reads and records what the broad phase just run found (`pairs[1]`, one

@@ -138,7 +138,9 @@ impl GpuBackend {
             self.engine.error_per_residual,
         ];
         self.write_newton(0, &rules);
-        let mut enc = self.engine.encoder();
+        // the step start's friction lag, deferred: newton_begin checks its broad phase
+        let (mut enc, start_lag) = self.engine.take_deferred();
+        self.write_newton(R_START_LAG, &[f64::from(u8::from(start_lag))]);
         let mut begin = self.solve.energy_total.clone();
         begin.push(Kernel::NewtonBegin);
         self.engine.record(&mut enc, &begin);
@@ -175,6 +177,16 @@ impl GpuBackend {
                     if host == HOST_PAIRS {
                         self.engine.record(&mut enc, &self.solve.direction_check);
                     }
+                }
+                HOST_START => {
+                    // the step start's lag met a list that overflowed: grown, lagged
+                    // again on the host; the solve begins again
+                    let (before, after) = (r.count(W_LAG_BEFORE), r.count(W_LAG_AFTER));
+                    let grown = self.engine.start_lag_found(before, after);
+                    self.device_host_event(grown)?;
+                    self.write_newton(R_START_LAG, &[0.0]);
+                    enc = self.engine.encoder();
+                    self.engine.record(&mut enc, &begin);
                 }
                 _ if r.done() => break values,
                 _ => enc = self.engine.encoder(),

@@ -14,6 +14,8 @@ use crate::precision::RealClass;
 
 pub mod gated;
 mod record_times;
+mod start_lag;
+pub use start_lag::LAG_FOUND;
 mod vectors;
 
 pub use record_times::RecordTimes;
@@ -48,7 +50,10 @@ pub struct Engine {
     /// slots: it stored none past the last, and the direction must be computed again).
     pub terms_found: u32,
     /// Recorded work not yet submitted (see [`Self::defer`]).
-    deferred: Option<wgpu::CommandEncoder>,
+    pub(super) deferred: Option<wgpu::CommandEncoder>,
+    /// Whether the deferred work holds the step start's friction lag, whose pair
+    /// list's room no one has checked yet ([`Self::defer_start_lag`]).
+    start_lag_owed: bool,
     /// Submissions and blocking reads so far (`memory_bytes` is filled when reported).
     pub traffic: DeviceCounters,
     /// Kernels dispatched so far (copied into `traffic` at each submission).
@@ -151,6 +156,7 @@ impl Engine {
             staged_energy: None,
             profiler,
             deferred: None,
+            start_lag_owed: false,
             traffic: DeviceCounters::default(),
             dispatches: std::cell::Cell::new(0),
             record_times: RecordTimes::default(),
@@ -210,23 +216,21 @@ impl Engine {
 
     /// The encoder to record into: the deferred one when work is waiting, else a new one.
     pub fn encoder(&mut self) -> wgpu::CommandEncoder {
-        self.deferred.take().unwrap_or_else(|| {
-            self.ctx
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
-        })
+        self.settle_start_lag();
+        self.deferred_encoder()
     }
 
     /// Records `kernels` for later: they go out with the next submission (work whose
     /// result no decision waits for: step start and end, the Newton update).
     pub fn defer(&mut self, kernels: &[Kernel]) {
-        let mut enc = self.encoder();
+        let mut enc = self.deferred_encoder();
         self.record(&mut enc, kernels);
         self.deferred = Some(enc);
     }
 
     /// Submits deferred work now; needed before a host write that it must not see.
     pub fn flush_deferred(&mut self) {
+        self.settle_start_lag();
         if let Some(enc) = self.deferred.take() {
             self.submit(enc);
         }

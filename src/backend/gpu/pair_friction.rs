@@ -20,11 +20,12 @@ impl GpuBackend {
     /// returns the largest change of λ (N) against the previous lag, pairs matched by
     /// their primitives (a new or lost pair counts whole); else 0.
     pub(super) fn lag_pair_friction(&mut self, measure: bool) -> f64 {
+        if !measure {
+            self.engine.lag_start_on_host();
+            return 0.0;
+        }
         self.rebuild_pairs();
-        let change = match measure {
-            true => lag_change(self.engine.reduce(&PAIR_FRICTION_CHANGE)),
-            false => 0.0,
-        };
+        let change = lag_change(self.engine.reduce(&PAIR_FRICTION_CHANGE));
         self.engine.run(&[Kernel::PairFrictionLag]);
         self.rebuild_pairs();
         change

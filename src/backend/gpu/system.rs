@@ -258,7 +258,10 @@ impl Backend for GpuBackend {
             self.engine.defer(&[Kernel::FrictionLagStart]);
         }
         if self.has_pair_friction() {
-            self.lag_pair_friction(false);
+            match self.solves_on_device() {
+                true => self.engine.defer_start_lag(),
+                false => _ = self.lag_pair_friction(false),
+            }
         }
     }
 

@@ -22,6 +22,14 @@ pub(super) const W_TERMS_FOUND: usize = 65;
 /// `W_HOST`: the pair list or the term slots overflowed.
 pub(super) const HOST_PAIRS: u32 = 1;
 pub(super) const HOST_TERMS: u32 = 2;
+/// `W_HOST`: the pair list of the step start's deferred friction lag overflowed.
+pub(super) const HOST_START: u32 = 3;
+/// The rule: 1 where the step start's friction lag was deferred into this solve's
+/// submission (`newton_begin` checks its pair list; `R_START_LAG`).
+pub(super) const R_START_LAG: usize = 11;
+/// What the deferred lag's broad phases found, before and after the lag.
+pub(super) const W_LAG_BEFORE: usize = 56;
+pub(super) const W_LAG_AFTER: usize = 57;
 /// Where the step's diagnostics land (four result slots of `Lanes`, eight reals
 /// each in f64) where the solve also ran the step's end.
 pub(super) const DIAG: usize = LOG + 2 * LOG_LEN;
