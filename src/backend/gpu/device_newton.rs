@@ -77,8 +77,9 @@ impl DevicePlan {
 
     /// The CG batch of each slot of this solve: one slot per direction of the same
     /// solve in the last step plus one, each with that direction's iterations and
-    /// a quarter more; 8 iterations where nothing is known yet.
-    fn batches(&self, cap: u32) -> Vec<u32> {
+    /// a quarter more (8 iterations where nothing is known yet); the first times
+    /// `scale` (a running CG solve's continuation).
+    fn batches(&self, cap: u32, scale: u32) -> Vec<u32> {
         let last = self
             .history
             .get(self.solve_index)
@@ -89,7 +90,10 @@ impl DevicePlan {
         (0..slots)
             .map(|k| {
                 let base = last.get(k).or(last.last()).copied().unwrap_or(6);
-                (base + base / 4 + 2).clamp(1, cap.max(1))
+                let scale = if k == 0 { scale } else { 1 };
+                (base + base / 4 + 2)
+                    .saturating_mul(scale)
+                    .clamp(1, cap.max(1))
             })
             .collect()
     }
@@ -148,10 +152,14 @@ impl GpuBackend {
         let ends_step = self.ends_step_on_device();
         let with_x = ends_step && self.device_plan.keep_positions;
         let mut x;
+        // a solve that outran its slots in the middle of a CG solve goes on with that
+        // solve's batch twice as long each time (a direction that needs far more CG
+        // iterations than the last step's)
+        let mut scale = 1u32;
         let report = loop {
             let batches = match self.batching.fixed_batch() {
                 Some(k) => vec![k.clamp(1, cap.max(1)); 2],
-                None => self.device_plan.batches(cap),
+                None => self.device_plan.batches(cap, scale),
             };
             for &b in &batches {
                 self.record_slot(&mut enc, b);
@@ -189,7 +197,13 @@ impl GpuBackend {
                     self.engine.record(&mut enc, &begin);
                 }
                 _ if r.done() => break values,
-                _ => enc = self.engine.encoder(),
+                _ => {
+                    scale = match r.flag(W_RUNNING) {
+                        true => scale.saturating_mul(2),
+                        false => 1,
+                    };
+                    enc = self.engine.encoder();
+                }
             }
         };
         let report = Report(&report);

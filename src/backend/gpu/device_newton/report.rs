@@ -14,6 +14,8 @@ pub(super) const WRAP: usize = 48;
 /// Where the logs start (`DN_LOG`).
 pub(super) const LOG: usize = 80;
 /// The wrapper's figures the host reads (`W_*` in the kernel file).
+/// 1 while a direction solve's CG runs (started, not yet checked).
+pub(super) const W_RUNNING: usize = 48;
 pub(super) const W_HOST: usize = 61;
 pub(super) const W_CHECKS: usize = 62;
 pub(super) const W_CANDIDATES: usize = 63;
