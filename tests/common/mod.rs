@@ -6,12 +6,12 @@ pub mod bounce;
 pub mod cli;
 pub mod drive;
 pub mod ensemble;
+mod gpu;
 pub mod gpu_pairs;
 pub mod implicit;
 pub mod mesh_files;
 pub mod self_contact;
 pub mod side_by_side;
-mod gpu;
 pub use gpu::*;
 
 use springsim::scene::{self, Scene};

@@ -202,9 +202,6 @@ pub fn map_and_read(device: &wgpu::Device, buf: &wgpu::Buffer, len: u64) -> Vec<
 /// Maps every staging buffer of `reads` (each with its length in bytes), waits for
 /// the device once, copies each out and unmaps it: one blocking readback.
 pub fn map_and_read_all(device: &wgpu::Device, reads: &[(&wgpu::Buffer, u64)]) -> Vec<Vec<u8>> {
-    if std::env::var_os("TRACE_READS").is_some() {
-        eprintln!("READ {}", std::backtrace::Backtrace::force_capture());
-    }
     for (buf, len) in reads {
         buf.slice(0..*len).map_async(wgpu::MapMode::Read, |r| {
             r.expect("mapping a staging buffer failed")
