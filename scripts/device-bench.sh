@@ -299,7 +299,9 @@ speed() {
     timeout 120 $bin bench --backends cpu --family square2d --max-nodes 300000 --steps 5 \
         --warmup 2 --out /tmp/bench-cpu | tee "$res/bench-cpu.txt" || true
     cp /tmp/bench-cpu/bench.csv "$res/bench-cpu.csv" 2>/dev/null || true
-    for s in square_drop lattice_drop cloth_drop tet_stack two_squares; do
+    # box_on_belt: the scene whose Newton directions vary most between steps (the
+    # slots' margin against empty dispatches, benchmarks/NOTES.md 2026-11-30)
+    for s in square_drop lattice_drop cloth_drop tet_stack two_squares box_on_belt; do
         timeout 30 $bin run "$s" --backend gpu --steps 100 --precision f32 --quiet \
             --out "$res/run-$s" || echo "$s: status $?"
         # the solve decided on the device (f64, block-Jacobi) against the host's
