@@ -50,7 +50,7 @@ pub struct Engine {
     /// slots: it stored none past the last, and the direction must be computed again).
     pub terms_found: u32,
     /// Recorded work not yet submitted (see [`Self::defer`]).
-    pub(super) deferred: Option<wgpu::CommandEncoder>,
+    deferred: Option<wgpu::CommandEncoder>,
     /// Whether the deferred work holds the step start's friction lag, whose pair
     /// list's room no one has checked yet ([`Self::defer_start_lag`]).
     start_lag_owed: bool,

@@ -13,9 +13,9 @@ pub(super) const STATE: usize = 16;
 pub(super) const WRAP: usize = 48;
 /// Where the logs start (`DN_LOG`).
 pub(super) const LOG: usize = 80;
-/// The wrapper's figures the host reads (`W_*` in the kernel file).
-/// 1 while a direction solve's CG runs (started, not yet checked).
+/// 1 while a direction solve's CG runs (started, not yet checked; `W_RUNNING`).
 pub(super) const W_RUNNING: usize = 48;
+/// The wrapper's figures the host reads (`W_*` in the kernel file).
 pub(super) const W_HOST: usize = 61;
 pub(super) const W_CHECKS: usize = 62;
 pub(super) const W_CANDIDATES: usize = 63;
