@@ -304,15 +304,6 @@ impl super::GpuBackend {
         self.engine.rebuild_static();
     }
 
-    /// Reads and records what the broad phase just run found (`pairs[1]`, one
-    /// readback) and grows the list where it overflowed: whether it grew (then the
-    /// caller runs the broad phase again).
-    pub(super) fn list_grew(&mut self) -> bool {
-        let found = self.engine.read_word(|b| &b.pairs, 1);
-        self.engine.note_pairs_found(found);
-        self.pairs_overflowed() && self.engine.grow_pairs(found)
-    }
-
     /// Whether the last assembly read back found more pairs with terms than the term
     /// slots hold (then the direction it led to is not the Newton direction).
     pub(super) fn terms_overflowed(&self) -> bool {

@@ -63,16 +63,12 @@ pub struct DevicePlan {
     /// ([`crate::backend::Backend::keep_end_positions`]): a solve that ends the step
     /// brings them with its own read.
     pub keep_positions: bool,
-    /// The positions (m) at the step's end that its last solve read; `None` once
-    /// the state may have changed.
-    pub end_positions: Option<Vec<f64>>,
 }
 
 impl DevicePlan {
     /// A new step: solves are counted from 0 again.
     pub fn begin_step(&mut self) {
         self.solve_index = 0;
-        self.end_positions = None;
     }
 
     /// The CG batch of each slot of this solve: one slot per direction of the same
@@ -232,7 +228,7 @@ impl GpuBackend {
                 })
                 .collect();
             self.ended = Some(self.diagnostics_of(&lanes));
-            self.device_plan.end_positions = x;
+            self.engine.end_positions = x;
         }
         let outcome = report.outcome();
         if let Ok(stats) = &outcome {

@@ -51,6 +51,10 @@ pub struct Engine {
     pub terms_found: u32,
     /// Recorded work not yet submitted (see [`Self::defer`]).
     deferred: Option<wgpu::CommandEncoder>,
+    /// The positions (m) the step's last read brought along
+    /// ([`Self::submit_and_read`], kept by the device solve where it ended the
+    /// step); dropped as soon as anything is recorded or written, which may move x.
+    pub end_positions: Option<Vec<f64>>,
     /// Whether the deferred work holds the step start's friction lag, whose pair
     /// list's room no one has checked yet ([`Self::defer_start_lag`]).
     start_lag_owed: bool,
@@ -157,6 +161,7 @@ impl Engine {
             profiler,
             deferred: None,
             start_lag_owed: false,
+            end_positions: None,
             traffic: DeviceCounters::default(),
             dispatches: std::cell::Cell::new(0),
             record_times: RecordTimes::default(),

@@ -253,7 +253,6 @@ impl GpuBackend {
     /// are found again there. (A variant leaving its batch goes on from its state.)
     pub fn set_state(&mut self, x: &[f64], v: &[f64], a: &[f64]) {
         use crate::precision::RealClass::State;
-        self.device_plan.end_positions = None;
         self.engine.write_vector(|b| &b.x, State, 0, x);
         self.engine.write_vector(|b| &b.anchors, State, 0, x);
         self.engine.write_vector(|b| &b.v, State, 0, v);
@@ -267,7 +266,6 @@ impl GpuBackend {
     pub fn move_iterate(&mut self, xn: &[f64], x: &[f64]) {
         use crate::precision::RealClass::State;
         let dx: Vec<f64> = x.iter().zip(xn).map(|(a, b)| a - b).collect();
-        self.device_plan.end_positions = None;
         self.engine.write_vector(|b| &b.x, State, 0, x);
         self.engine.write_vector(|b| &b.anchors, State, 2, &dx);
         self.rebuild_pairs();

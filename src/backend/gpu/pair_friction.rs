@@ -16,14 +16,12 @@ impl GpuBackend {
         self.engine.contact.as_ref().is_some_and(|c| c.lagged)
     }
 
-    /// Lags the friction of the contact pairs at the current x. With `measure`,
-    /// returns the largest change of λ (N) against the previous lag, pairs matched by
-    /// their primitives (a new or lost pair counts whole); else 0.
-    pub(super) fn lag_pair_friction(&mut self, measure: bool) -> f64 {
-        if !measure {
-            self.engine.lag_start_on_host();
-            return 0.0;
-        }
+    /// A lagging update of the friction of the contact pairs at the current x: the
+    /// largest change of λ (N) against the previous lag, pairs matched by their
+    /// primitives (a new or lost pair counts whole). (The step start's lag, which
+    /// measures nothing, is [`super::engine::Engine::lag_start_on_host`] or, deferred,
+    /// `defer_start_lag`.)
+    pub(super) fn lag_pair_friction(&mut self) -> f64 {
         self.rebuild_pairs();
         let change = lag_change(self.engine.reduce(&PAIR_FRICTION_CHANGE));
         self.engine.run(&[Kernel::PairFrictionLag]);

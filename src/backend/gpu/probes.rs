@@ -30,7 +30,6 @@ impl GpuBackend {
         };
         let (x, xp, xn) = (round(x), round(xp), round(xn));
         let minus = |a: &[f64]| a.iter().zip(&xn).map(|(p, q)| p - q).collect::<Vec<f64>>();
-        self.device_plan.end_positions = None;
         self.engine.write_vector(|b| &b.x, RealClass::State, 0, &x);
         self.engine
             .write_vector(|b| &b.anchors, RealClass::State, 0, &xn);
@@ -219,7 +218,7 @@ impl Probe for GpuBackend {
         let s = DirectionSummary::from(self.engine.reduce(&self.solve.direction_stats));
         // the swept list may hold more pairs than the one built at x: grow it and
         // check again, as a Newton iteration's direction check does
-        if self.engine.contact.is_some() && self.list_grew() {
+        if self.engine.contact.is_some() && self.engine.list_grew() {
             return self.direction_summary();
         }
         (s.norm, s.ccd_bound)

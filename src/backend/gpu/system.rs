@@ -260,7 +260,7 @@ impl Backend for GpuBackend {
         if self.has_pair_friction() {
             match self.solves_on_device() {
                 true => self.engine.defer_start_lag(),
-                false => _ = self.lag_pair_friction(false),
+                false => self.engine.lag_start_on_host(),
             }
         }
     }
@@ -271,7 +271,7 @@ impl Backend for GpuBackend {
             change = lag_change(self.engine.reduce(&FRICTION_LAG_UPDATE));
         }
         if self.has_pair_friction() {
-            change = change.max(self.lag_pair_friction(true));
+            change = change.max(self.lag_pair_friction());
         }
         change
     }
@@ -328,7 +328,7 @@ impl Backend for GpuBackend {
     }
 
     fn positions(&mut self) -> Vec<f64> {
-        match &self.device_plan.end_positions {
+        match &self.engine.end_positions {
             Some(x) => x.clone(),
             None => self.engine.read_vector(|b| &b.x, RealClass::State, 0),
         }

@@ -19,12 +19,19 @@ impl Engine {
         let Some(_) = self.contact else { return };
         loop {
             self.run(&broad_phase_static());
-            let found = self.read_word(|b| &b.pairs, 1);
-            self.note_pairs_found(found);
-            if !(self.overflows(found) && self.grow_pairs(found)) {
+            if !self.list_grew() {
                 return;
             }
         }
+    }
+
+    /// Reads and records what the broad phase just run found (`pairs[1]`, one
+    /// readback) and grows the list where it overflowed: whether it grew (then the
+    /// caller runs the broad phase again).
+    pub fn list_grew(&mut self) -> bool {
+        let found = self.read_word(|b| &b.pairs, 1);
+        self.note_pairs_found(found);
+        self.overflows(found) && self.grow_pairs(found)
     }
 
     /// Whether `found` pairs overflow the list.
@@ -65,6 +72,8 @@ impl Engine {
     /// The deferred work's encoder, taken (a new one where there is none); a check
     /// it owes stays owed.
     pub(super) fn deferred_encoder(&mut self) -> wgpu::CommandEncoder {
+        // work recorded from here on may move x
+        self.end_positions = None;
         self.deferred.take().unwrap_or_else(|| {
             let desc = wgpu::CommandEncoderDescriptor { label: None };
             self.ctx.device.create_command_encoder(&desc)

@@ -64,6 +64,7 @@ impl Engine {
         data: &[f64],
     ) {
         self.flush_deferred();
+        self.end_positions = None;
         assert_eq!(data.len() as u64, self.vector_reals);
         let width = self.width(class);
         let bytes = crate::backend::gpu::layout::state_bytes(data, width);
